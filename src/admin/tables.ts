@@ -1,0 +1,2 @@
+// Table types owned by the admin capability (admins, sessions, API usage).
+export interface AdminTables {}

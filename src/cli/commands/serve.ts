@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { createWaypost } from '../../sdk.js';
+import { migrate } from '../../store/migrate.js';
+import { withWaypost } from '../context.js';
+import { ensureHostToken } from '../../host/token.js';
+import type { Role } from '../../config.js';
+
+export function registerServe(program: Command): void {
+  program.command('serve')
+    .description('Run Waypost: HTTP API and console (role api), delivery worker (role worker), or both (all)')
+    .addOption(new Option('--role <role>', 'which parts to run').choices(['all', 'api', 'worker']).default('all'))
+    .action(async (opts: { role: Role }) => {
+      const wp = await createWaypost();
+      const { url } = await wp.serve(opts.role);
+      const base = wp.config.baseUrl;
+      if (url) {
+        const token = await ensureHostToken(wp.core);
+        wp.core.log.info({ url, role: opts.role, database: wp.core.store.dialect }, 'waypost listening');
+        process.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n  REST API  ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1  (docs: ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1/docs)\n  Host API  ${base}/host/v1  (token: ${token.slice(0, 8)}…, full value: \`waypost host-token\`)\n\n`);
+      } else {
+        wp.core.log.info({ role: opts.role }, 'waypost worker running');
+      }
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        wp.core.log.info({ signal }, 'shutting down');
+        await wp.close();
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void stop('SIGINT'));
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+    });
+
+  program.command('migrate')
+    .description('Apply database migrations (also done on every start)')
+    .action(async () => {
+      await withWaypost(async (wp) => {
+        const applied = await migrate(wp.core.db);
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      });
+    });
+}

@@ -1,0 +1,18 @@
+// Opens Waypost for a CLI command (same configuration as `serve`), runs it, and closes it.
+import { createWaypost, type Waypost } from '../sdk.js';
+import { createLogger } from '../log.js';
+
+/** Opens Waypost quietly (logs to stderr at warn level), runs `fn`, closes. */
+export async function withWaypost<T>(fn: (wp: Waypost) => Promise<T>): Promise<T> {
+  const wp = await createWaypost({ logger: createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr) });
+  try {
+    return await fn(wp);
+  } finally {
+    await wp.close();
+  }
+}
+
+/** Prints a value as JSON (with --json) or via a human formatter. */
+export function output(json: boolean | undefined, value: unknown, human: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}

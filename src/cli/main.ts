@@ -1,0 +1,26 @@
+// `waypost` CLI. Every command reads the same configuration as `serve` (environment variables).
+import { Command } from 'commander';
+import { ConfigError } from '../config.js';
+import { AppError } from '../errors.js';
+import { registerServe } from './commands/serve.js';
+import { registerHostToken } from './commands/host-token.js';
+
+const program = new Command();
+program.name('waypost').description('Webhooks and a read-only REST API for a travel-booking product').showHelpAfterError();
+
+registerServe(program);
+registerHostToken(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(`waypost: invalid configuration: ${err.message}`);
+    process.exit(2);
+  }
+  if (err instanceof AppError) {
+    console.error(`waypost: ${err.detail}`);
+    process.exit(1);
+  }
+  throw err;
+}

@@ -1,0 +1,45 @@
+// What every capability receives: configuration, the store, a logger, a clock, an in-process bus and the
+// extension points. Built once by createWaypost() (src/sdk.ts); tests build their own with their own clock.
+import { EventEmitter } from 'node:events';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Store } from './store/db.js';
+import type { Database } from './store/tables.js';
+import type { Resource } from './records/schemas.js';
+import type { RecordChange } from './host/changes.js';
+
+/** Injectable time: the worker's schedule, leases and the rate limiter read it; tests pass a fake. */
+export interface Clock {
+  now(): number; // ms since the epoch
+}
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A change hook run inside the write transaction (transactional outbox): the webhooks capability records events. */
+export type WriteListener = (trx: Kysely<Database>, change: RecordChange, core: Core) => Promise<void>;
+
+/** Filters that in-process hosts may install through the SDK (DESIGN.md "Extension points"). */
+export interface Filters {
+  webhookPayload?: (payload: Record<string, unknown>, ctx: { webhookId: string; eventType: string; deliveryId: string }) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  suppressFailureEmail?: (ctx: { webhookId: string; webhookName: string; eventType: string; attempt: number; level: 'warning' | 'critical' }) => boolean | Promise<boolean>;
+}
+
+export interface BusEvents {
+  /** After commit: these resources changed (the API cache invalidates them). */
+  'records.changed': [resources: Resource[]];
+  /** After commit: new deliveries are due now (the worker wakes). */
+  'deliveries.queued': [];
+}
+
+export class Bus extends EventEmitter<BusEvents> {}
+
+export interface Core {
+  readonly config: Config;
+  readonly store: Store;
+  readonly db: Kysely<Database>;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly bus: Bus;
+  readonly writeListeners: WriteListener[];
+  readonly filters: Filters;
+}

@@ -1,0 +1,139 @@
+// The one write path for host data (Host API, SDK and import all come here). Each call is one transaction that
+// updates the read model and runs the write listeners (which record events and queue deliveries), so nothing is
+// lost between "the booking changed" and "the webhook is queued". A PUT that changes nothing changes nothing.
+import type { Kysely } from 'kysely';
+import type { Core } from '../core.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { Database } from '../store/tables.js';
+import { iso, normalizeBooking, normalizeCustomer, normalizeEnquiry, normalizePayment, normalizeReview, normalizeTrip, type StoredRecords } from '../records/normalize.js';
+import { presentOne } from '../records/present.js';
+import { readStored, writeStored, deleteStored } from '../records/rows.js';
+import type { InputRecords, PublicRecords, Resource } from '../records/schemas.js';
+import { validateInput } from '../records/validate.js';
+import type { RecordChange } from './changes.js';
+
+type Db = Kysely<Database>;
+
+export interface WriteOptions {
+  /** false for bulk import: the read model is loaded without firing events. */
+  events?: boolean;
+}
+
+export interface PutResult<R extends Resource> {
+  created: boolean;
+  changed: boolean;
+  record: PublicRecords[R];
+}
+
+/** Validates and upserts one record. Throws a 400 AppError (nothing written) for invalid input. */
+export async function putRecord<R extends Resource>(core: Core, resource: R, id: number, body: unknown, options: WriteOptions = {}): Promise<PutResult<R>> {
+  const input = validateInput(resource, body);
+  const { result, changes } = await core.db.transaction().execute(async (trx) => {
+    const changes: RecordChange[] = [];
+    const result = await upsert(trx, core, resource, id, input, changes);
+    await notifyListeners(trx, core, changes, options);
+    return { result, changes };
+  });
+  announce(core, changes);
+  return result;
+}
+
+/** Removes one record. Returns false if it did not exist. Deletions fire no event. */
+export async function deleteRecord(core: Core, resource: Resource, id: number, options: WriteOptions = {}): Promise<boolean> {
+  const changes = await core.db.transaction().execute(async (trx) => {
+    const previous = await readStored(trx, resource, id);
+    if (!previous) return [];
+    const before = await presentOne(trx, resource, previous);
+    await deleteStored(trx, resource, previous);
+    const changes: RecordChange[] = [{ resource, id, before, after: null }];
+    await notifyListeners(trx, core, changes, options);
+    return changes;
+  });
+  announce(core, changes);
+  return changes.length > 0;
+}
+
+/** Upserts many validated records in one transaction (the importer's batches). Returns how many changed. */
+export async function putMany(core: Core, items: Array<{ resource: Resource; id: number; input: InputRecords[Resource] }>, options: WriteOptions = {}): Promise<number> {
+  const changes = await core.db.transaction().execute(async (trx) => {
+    const changes: RecordChange[] = [];
+    for (const item of items) await upsert(trx, core, item.resource, item.id, item.input, changes);
+    await notifyListeners(trx, core, changes, options);
+    return changes;
+  });
+  announce(core, changes);
+  return changes.length;
+}
+
+async function notifyListeners(trx: Db, core: Core, changes: RecordChange[], options: WriteOptions): Promise<void> {
+  if (options.events === false) return;
+  for (const change of changes) for (const listener of core.writeListeners) await listener(trx, change, core);
+}
+
+function announce(core: Core, changes: RecordChange[]): void {
+  if (changes.length === 0) return;
+  const resources = [...new Set(changes.map((c) => c.resource))];
+  // Payments and bookings appear in each other's derived fields (payment_ids, booking_ids).
+  if (resources.includes('payments') && !resources.includes('bookings')) resources.push('bookings');
+  if (resources.includes('bookings') && !resources.includes('customers')) resources.push('customers');
+  core.bus.emit('records.changed', resources);
+}
+
+async function upsert<R extends Resource>(trx: Db, core: Core, resource: R, id: number, input: InputRecords[R], changes: RecordChange[]): Promise<PutResult<R>> {
+  const previous = await readStored(trx, resource, id);
+  const now = iso(core.clock.now());
+  let draft: Record<string, unknown>;
+  switch (resource) {
+    case 'trips': draft = normalizeTrip(id, input as InputRecords['trips']); break;
+    case 'customers': draft = normalizeCustomer(id, input as InputRecords['customers']); break;
+    case 'bookings': {
+      const b = input as InputRecords['bookings'];
+      const customerId = b.customer ? await resolveEmbeddedCustomer(trx, core, b.customer, changes) : null;
+      draft = normalizeBooking(id, b, customerId);
+      break;
+    }
+    case 'payments': draft = normalizePayment(id, input as InputRecords['payments']); break;
+    case 'enquiries': draft = normalizeEnquiry(id, input as InputRecords['enquiries']); break;
+    case 'reviews': draft = normalizeReview(id, input as InputRecords['reviews']); break;
+    default: throw new Error(`unknown resource ${resource as string}`);
+  }
+  const timed = withTimes(resource, draft, input as { created_at?: string; updated_at?: string }, previous as Record<string, unknown> | null, now);
+  const next = timed as unknown as StoredRecords[R];
+  const changed = previous === null || !isDeepStrictEqual(previous, next);
+  const before = previous ? await presentOne(trx, resource, previous) : null;
+  if (changed) await writeStored(trx, resource, next, previous);
+  const record = changed ? await presentOne(trx, resource, next) : (before as PublicRecords[R]);
+  if (changed) changes.push({ resource, id, before, after: record });
+  return { created: previous === null, changed, record };
+}
+
+/**
+ * created_at: the host's value, else the stored one, else now. updated_at: the host's value, else unchanged when
+ * nothing else changed (so repeating a PUT is a no-op), else now. Enquiries and reviews have only created_at.
+ */
+function withTimes(resource: Resource, draft: Record<string, unknown>, input: { created_at?: string; updated_at?: string }, previous: Record<string, unknown> | null, now: string): Record<string, unknown> {
+  const createdAt = input.created_at ? iso(input.created_at) : ((previous?.created_at as string | undefined) ?? now);
+  if (resource === 'enquiries' || resource === 'reviews') return { ...draft, created_at: createdAt };
+  if (input.updated_at) return { ...draft, created_at: createdAt, updated_at: iso(input.updated_at) };
+  const unchanged = previous !== null && isDeepStrictEqual({ ...draft, created_at: createdAt, updated_at: previous.updated_at }, previous);
+  return { ...draft, created_at: createdAt, updated_at: unchanged ? (previous.updated_at as string) : now };
+}
+
+/**
+ * A booking's embedded customer: by id when given (created if unknown), else by e-mail (case-insensitive), else a
+ * new customer with the next free id. A new one is a change of its own (customer.created).
+ */
+async function resolveEmbeddedCustomer(trx: Db, core: Core, c: NonNullable<InputRecords['bookings']['customer']>, changes: RecordChange[]): Promise<number> {
+  if (c.id !== undefined) {
+    const existing = await trx.selectFrom('customers').select('id').where('id', '=', c.id).executeTakeFirst();
+    if (existing) return c.id;
+    await upsert(trx, core, 'customers', c.id, { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone }, changes);
+    return c.id;
+  }
+  const byEmail = await trx.selectFrom('customers').select('id').where('email', '=', c.email.toLowerCase()).orderBy('id').limit(1).executeTakeFirst();
+  if (byEmail) return byEmail.id;
+  const max = await trx.selectFrom('customers').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
+  const id = Number(max?.max ?? 0) + 1;
+  await upsert(trx, core, 'customers', id, { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone }, changes);
+  return id;
+}

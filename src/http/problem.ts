@@ -1,0 +1,43 @@
+// Turns every error into application/problem+json (RFC 9457) in one place. Bad input is always a 4xx.
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError } from '../errors.js';
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  [extra: string]: unknown;
+}
+
+export function problemOf(err: AppError): Problem {
+  return { type: `https://waypost.dev/problems/${err.code}`, title: err.title, status: err.status, detail: err.detail, code: err.code, ...err.extra };
+}
+
+export function sendProblem(reply: FastifyReply, err: AppError): FastifyReply {
+  return reply.code(err.status).type('application/problem+json').send(JSON.stringify(problemOf(err)));
+}
+
+function fromFastify(err: FastifyError): AppError {
+  if (err.validation) {
+    const v = err.validation[0];
+    const where = err.validationContext ?? 'request';
+    const field = (v?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || (v?.params as { missingProperty?: string } | undefined)?.missingProperty || where;
+    return new AppError(400, where === 'querystring' ? 'invalid_parameter' : 'invalid_field', 'Bad Request', `${field} ${v?.message ?? 'is invalid'}`, { parameter: field });
+  }
+  const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+  if (status === 500) return new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side; it has been logged.');
+  const code = status === 415 ? 'unsupported_media_type' : status === 413 ? 'payload_too_large' : status === 404 ? 'not_found' : 'bad_request';
+  return new AppError(status, code, err.name === 'FastifyError' ? 'Bad Request' : (err.name || 'Bad Request'), err.message);
+}
+
+export function installProblemHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const appErr = err instanceof AppError ? err : fromFastify(err);
+    if (appErr.status >= 500) request.log.error({ err }, 'request failed');
+    if (appErr.status === 429 && typeof appErr.extra.retry_after === 'number') reply.header('Retry-After', String(appErr.extra.retry_after));
+    return sendProblem(reply, appErr);
+  });
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, new AppError(404, 'not_found', 'Not Found', `No route for ${request.method} ${request.url.split('?')[0]}`)));
+}

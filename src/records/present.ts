@@ -1,0 +1,54 @@
+// Turns stored records into the public shape the API returns and webhook payloads carry: adds the derived id
+// lists (a booking's payment_ids, a customer's booking_ids) with one query per page, not one per record.
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/tables.js';
+import type { StoredRecords } from './normalize.js';
+import { PUBLIC_SCHEMAS, type PublicRecords, type Resource } from './schemas.js';
+
+type Db = Kysely<Database>;
+
+function group(rows: Array<{ owner: number | null; id: number }>): Map<number, number[]> {
+  const map = new Map<number, number[]>();
+  for (const r of rows) {
+    if (r.owner === null) continue;
+    const list = map.get(r.owner) ?? [];
+    list.push(r.id);
+    map.set(r.owner, list);
+  }
+  return map;
+}
+
+/** Key order of the public schema, so webhook payloads (JSON.stringify) read exactly like API answers. */
+const KEY_ORDER = Object.fromEntries(Object.entries(PUBLIC_SCHEMAS).map(([r, s]) => [r, Object.keys(s.properties)])) as Record<Resource, string[]>;
+
+function inSchemaOrder<T>(resource: Resource, record: Record<string, unknown>): T {
+  const out: Record<string, unknown> = {};
+  for (const k of KEY_ORDER[resource]) out[k] = record[k];
+  return out as T;
+}
+
+export async function present<R extends Resource>(db: Db, resource: R, stored: StoredRecords[R][]): Promise<PublicRecords[R][]> {
+  const withDerived = await addDerived(db, resource, stored);
+  return withDerived.map((r) => inSchemaOrder<PublicRecords[R]>(resource, r));
+}
+
+async function addDerived<R extends Resource>(db: Db, resource: R, stored: StoredRecords[R][]): Promise<Record<string, unknown>[]> {
+  if (stored.length === 0) return [];
+  const ids = stored.map((s) => s.id);
+  if (resource === 'bookings') {
+    const rows = await db.selectFrom('payments').select(['booking_id as owner', 'id']).where('booking_id', 'in', ids).orderBy('id').execute();
+    const byBooking = group(rows);
+    return stored.map((b) => ({ ...(b as object), payment_ids: byBooking.get(b.id) ?? [] }));
+  }
+  if (resource === 'customers') {
+    const rows = await db.selectFrom('bookings').select(['customer_id as owner', 'id']).where('customer_id', 'in', ids).where('visible', '=', 1).orderBy('id').execute();
+    const byCustomer = group(rows);
+    return stored.map((c) => ({ ...(c as object), booking_ids: byCustomer.get(c.id) ?? [] }));
+  }
+  return stored as unknown as Record<string, unknown>[];
+}
+
+export async function presentOne<R extends Resource>(db: Db, resource: R, stored: StoredRecords[R]): Promise<PublicRecords[R]> {
+  const [one] = await present(db, resource, [stored]);
+  return one;
+}

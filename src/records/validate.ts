@@ -1,0 +1,40 @@
+// Validates host input against the record schemas. The Host API, the SDK and the importer all call this, so a bad
+// body gets the same message whichever way it arrives.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { badRequest } from '../errors.js';
+import { INPUT_SCHEMAS, RESOURCES, type InputRecords, type Resource } from './schemas.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
+const validators = Object.fromEntries(RESOURCES.map((r) => [r, ajv.compile(INPUT_SCHEMAS[r])])) as Record<Resource, ValidateFunction>;
+
+function describe(error: ErrorObject): { field: string; message: string } {
+  const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    return { field: path ? `${path}.${missing}` : missing, message: 'is required' };
+  }
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty;
+    return { field: path ? `${path}.${extra}` : extra, message: 'is not a known field' };
+  }
+  return { field: path || '(body)', message: error.message ?? 'is invalid' };
+}
+
+/** Throws a 400 AppError naming the offending field, or returns the typed input. */
+export function validateInput<R extends Resource>(resource: R, body: unknown): InputRecords[R] {
+  const validate = validators[resource];
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest('invalid_body', 'the body must be a JSON object', { field: '(body)' });
+  }
+  if (!validate(body)) {
+    const first = describe(validate.errors![0]);
+    throw badRequest('invalid_field', `${first.field} ${first.message}`, { field: first.field });
+  }
+  return body as InputRecords[R];
+}
+
+export function isResource(value: string): value is Resource {
+  return (RESOURCES as readonly string[]).includes(value);
+}

@@ -1,0 +1,82 @@
+// The in-process SDK: `import { createWaypost } from 'waypost'`. The HTTP Host API, the CLI and the server all
+// build on this one object.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { loadConfig, type Config, type Role } from './config.js';
+import { Bus, systemClock, type Clock, type Core, type Filters } from './core.js';
+import { createLogger } from './log.js';
+import { openStore } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { buildApp } from './http/app.js';
+import { deleteRecord, putRecord, type PutResult } from './host/write.js';
+import type { Resource } from './records/schemas.js';
+import { installWebhooks, startWorker, type Worker } from './webhooks/index.js';
+
+export interface WaypostOptions {
+  /** Environment to read configuration from (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Overrides applied after the environment (tests pass their own schedule, URL, …). */
+  config?: Partial<Config>;
+  clock?: Clock;
+  filters?: Filters;
+  logger?: Logger;
+  /** Run migrations on open (default true). */
+  migrate?: boolean;
+}
+
+export interface Waypost {
+  readonly core: Core;
+  readonly config: Config;
+  readonly filters: Filters;
+  /** Upsert a trip, customer, booking, payment, enquiry or review (the same path as the Host API). */
+  put<R extends Resource>(resource: R, id: number, body: unknown): Promise<PutResult<R>>;
+  /** Remove a record; false if it did not exist. */
+  delete(resource: Resource, id: number): Promise<boolean>;
+  /** Build the HTTP app (not listening); for `inject()` in tests or embedding. */
+  app(): Promise<FastifyInstance>;
+  /** Start serving: the HTTP server (roles all/api) and the delivery worker (roles all/worker). */
+  serve(role?: Role): Promise<{ url: string | null }>;
+  close(): Promise<void>;
+}
+
+export async function createWaypost(options: WaypostOptions = {}): Promise<Waypost> {
+  const config: Config = Object.freeze({ ...loadConfig(options.env ?? process.env), ...options.config });
+  const log = options.logger ?? createLogger(config.logLevel);
+  const store = openStore(config.databaseUrl);
+  const filters: Filters = options.filters ?? {};
+  const core: Core = { config, store, db: store.db, log, clock: options.clock ?? systemClock, bus: new Bus(), writeListeners: [], filters };
+  try {
+    if (options.migrate !== false) await migrate(store.db);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  installWebhooks(core);
+
+  let app: FastifyInstance | null = null;
+  let worker: Worker | null = null;
+  const getApp = async () => (app ??= await buildApp(core));
+
+  return {
+    core,
+    config,
+    filters,
+    put: (resource, id, body) => putRecord(core, resource, id, body),
+    delete: (resource, id) => deleteRecord(core, resource, id),
+    app: getApp,
+    async serve(role: Role = 'all') {
+      let url: string | null = null;
+      if (role === 'all' || role === 'api') {
+        const a = await getApp();
+        url = await a.listen({ port: config.port, host: config.host });
+      }
+      if (role === 'all' || role === 'worker') worker = await startWorker(core);
+      return { url };
+    },
+    async close() {
+      if (worker) await worker.stop();
+      if (app) await app.close();
+      await store.close();
+    },
+  };
+}

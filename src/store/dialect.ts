@@ -1,0 +1,43 @@
+// The few places where SQLite and PostgreSQL differ, in one file.
+import { sql, SqliteAdapter, type Kysely, type RawBuilder } from 'kysely';
+import type { DialectName } from './db.js';
+
+export function dialectOf(db: Kysely<any>): DialectName {
+  return db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres';
+}
+
+/** Normalises text for the search index: lower case, single spaces. */
+export function searchText(parts: Array<string | number | null | undefined>): string {
+  return parts
+    .filter((p) => p !== null && p !== undefined && p !== '')
+    .join(' ')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Tables with a search index (SQLite FTS5 trigram / PostgreSQL pg_trgm GIN). */
+export const SEARCHABLE = ['trips', 'customers', 'bookings', 'payments'] as const;
+export type Searchable = (typeof SEARCHABLE)[number];
+
+/** Keeps the SQLite FTS5 index in step with a row; PostgreSQL indexes the column itself. */
+export async function indexSearchText(db: Kysely<any>, table: Searchable, id: number, text: string | null): Promise<void> {
+  if (dialectOf(db) !== 'sqlite') return;
+  const fts = sql.table(`${table}_fts`);
+  await sql`DELETE FROM ${fts} WHERE rowid = ${id}`.execute(db);
+  if (text !== null) await sql`INSERT INTO ${fts} (rowid, search_text) VALUES (${id}, ${text})`.execute(db);
+}
+
+/**
+ * A condition "this row's search text contains term" served by the index: FTS5 trigram MATCH on SQLite, ILIKE on
+ * a pg_trgm GIN index on PostgreSQL. Both match case-insensitive substrings of at least 3 characters.
+ */
+export function searchCondition(dialect: DialectName, table: Searchable, term: string): RawBuilder<boolean> {
+  const needle = term.toLowerCase();
+  if (dialect === 'sqlite') {
+    const phrase = `"${needle.replace(/"/g, '""')}"`;
+    return sql<boolean>`${sql.ref(`${table}.id`)} IN (SELECT rowid FROM ${sql.table(`${table}_fts`)} WHERE search_text MATCH ${phrase})`;
+  }
+  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`${sql.ref(`${table}.search_text`)} LIKE ${pattern}`;
+}

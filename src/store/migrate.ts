@@ -1,0 +1,25 @@
+// Versioned migrations, run by `waypost migrate` and on every start. Migrations are frozen once released.
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { dialectOf } from './dialect.js';
+import * as m0001 from './migrations/0001_records.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_records': m0001,
+};
+
+export async function migrate(db: Kysely<any>): Promise<string[]> {
+  if (dialectOf(db) === 'postgres') {
+    // pg_trgm serves `search`; creating it twice at once races, so tolerate "already exists".
+    await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`.execute(db).catch((err: { code?: string }) => {
+      if (err.code !== '23505' && err.code !== '42710') throw err;
+    });
+  }
+  // On PostgreSQL, keep Kysely's bookkeeping tables in the schema we migrate (the first on the search_path).
+  const schema = dialectOf(db) === 'postgres'
+    ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema
+    : undefined;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema: schema });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,2 @@
+// Table types owned by the webhooks capability (webhooks, events, deliveries, attempts, alerts).
+export interface WebhookTables {}

@@ -1,0 +1,23 @@
+// Builds a Waypost on a fresh database with test configuration (quiet logs, private targets allowed).
+import { createWaypost, type Waypost, type WaypostOptions } from '../../src/sdk.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { freshDatabaseUrl, type TestDialect } from './db.js';
+
+export interface TestWaypostOptions extends Omit<WaypostOptions, 'config'> {
+  dialect?: TestDialect;
+  config?: Partial<Config>;
+}
+
+export async function testWaypost(options: TestWaypostOptions = {}): Promise<Waypost> {
+  const databaseUrl = await freshDatabaseUrl(options.dialect ?? 'sqlite');
+  return createWaypost({
+    ...options,
+    env: options.env ?? { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true', WAYPOST_HOST_TOKEN: 'test-host-token' },
+    logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    config: { ...options.config, databaseUrl },
+  });
+}
+
+export const HOST_AUTH = { authorization: 'Bearer test-host-token' };
+export { loadConfig };
