@@ -1,2 +1,83 @@
-// Table types owned by the webhooks capability (webhooks, events, deliveries, attempts, alerts).
-export interface WebhookTables {}
+// Table types owned by the webhooks capability. Times used for scheduling (next_attempt_at, lease_until) are
+// integer milliseconds since the epoch (cheap comparisons in the claim query); the rest are ISO 8601 strings.
+
+export interface WebhookRow {
+  id: string; // wh_…
+  name: string;
+  url: string;
+  events: string; // JSON array of event types
+  secret: string; // "whsec_…", or "enc:v1:…" when WAYPOST_SECRET_KEY is set
+  active: number; // 0/1
+  disabled_reason: string | null; // why it was auto-disabled (or disabled by an admin)
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null; // soft delete: the delivery log keeps its history
+}
+
+export interface EventRow {
+  id: string; // evt_…
+  type: string;
+  resource: string | null;
+  record_id: number | null;
+  data: string; // JSON: the record exactly as the API shows it
+  test: number; // 1 for `webhooks test` sample events
+  created_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface DeliveryRow {
+  id: string; // dlv_… (time-sortable); the receiver's idempotency key (X-Waypost-Delivery)
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus; // pending until it succeeds, is exhausted (failed) or cancelled
+  attempts: number; // attempts made so far
+  next_attempt_at: number | null; // ms; null once final
+  lease_owner: string | null; // worker id holding the claim
+  lease_until: number | null; // ms; an expired lease makes the delivery claimable again
+  last_status: number | null; // last HTTP status
+  last_error: string | null;
+  cancel_reason: string | null;
+  redelivery_of: string | null; // the delivery this one redelivers
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface DeliveryAttemptRow {
+  id: string; // att_…
+  delivery_id: string;
+  attempt: number; // 1-based
+  started_at: string;
+  duration_ms: number;
+  request_url: string;
+  request_headers: string; // JSON
+  request_body: string;
+  response_status: number | null;
+  response_headers: string | null; // JSON
+  response_body: string | null; // first 64 KiB
+  error: string | null;
+  success: number;
+}
+
+export interface AlertRow {
+  id: string; // alt_…
+  webhook_id: string;
+  delivery_id: string | null;
+  level: 'warning' | 'critical';
+  recipient: string | null;
+  subject: string;
+  body: string;
+  status: 'sent' | 'stored' | 'failed' | 'suppressed'; // stored: no SMTP configured
+  error: string | null;
+  created_at: string;
+}
+
+export interface WebhookTables {
+  webhooks: WebhookRow;
+  events: EventRow;
+  deliveries: DeliveryRow;
+  delivery_attempts: DeliveryAttemptRow;
+  alerts: AlertRow;
+}
