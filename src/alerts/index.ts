@@ -1,0 +1,47 @@
+// Failure e-mails (DESIGN.md "E-mail alerts"): sent over SMTP to the owner's address when SMTP_URL is set, else
+// stored (and listed in the console) with a warning in the log. Every alert is kept as an `alerts` row with
+// its outcome: sent, failed (with the SMTP error), stored, or suppressed by filters.suppressFailureEmail.
+import type { Core } from '../core.js';
+import { newId } from '../ids.js';
+import { getAdminSettings } from '../admin/settings.js';
+import { composeAlert, type AlertLevel, type FailureAlert } from './compose.js';
+import { sendMail } from './mailer.js';
+import type { AlertRow } from '../webhooks/tables.js';
+
+export type { AlertLevel, FailureAlert } from './compose.js';
+
+export async function sendFailureAlert(core: Core, alert: FailureAlert): Promise<AlertRow> {
+  const { subject, body } = composeAlert(core.config, alert);
+  const recipient = (await getAdminSettings(core)).alert_email;
+  const row: AlertRow = {
+    id: newId('alt', core.clock.now()),
+    webhook_id: alert.webhook.id,
+    delivery_id: alert.deliveryId,
+    level: alert.level,
+    recipient,
+    subject,
+    body,
+    status: 'stored',
+    error: null,
+    created_at: new Date(core.clock.now()).toISOString(),
+  };
+  const ctx = { webhookId: alert.webhook.id, webhookName: alert.webhook.name, eventType: alert.eventType, attempt: alert.attempt, level: alert.level };
+  if (core.filters.suppressFailureEmail && (await core.filters.suppressFailureEmail(ctx))) {
+    row.status = 'suppressed';
+  } else if (!core.config.smtpUrl) {
+    core.log.warn({ webhook: alert.webhook.id, delivery: alert.deliveryId, level: alert.level }, `failure alert stored, not e-mailed: SMTP_URL is not set (${subject})`);
+  } else if (!recipient) {
+    core.log.warn({ webhook: alert.webhook.id, delivery: alert.deliveryId, level: alert.level }, `failure alert stored, not e-mailed: no alert address (set one in the console, ALERT_EMAIL, or create an admin)`);
+  } else {
+    try {
+      await sendMail(core.config, { to: recipient, subject, text: body });
+      row.status = 'sent';
+    } catch (err) {
+      row.status = 'failed';
+      row.error = (err as Error).message;
+      core.log.error({ err, webhook: alert.webhook.id, delivery: alert.deliveryId }, 'failure alert could not be e-mailed');
+    }
+  }
+  await core.db.insertInto('alerts').values(row).execute();
+  return row;
+}

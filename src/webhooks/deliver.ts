@@ -1,0 +1,267 @@
+// One delivery attempt as a chain of small steps (STYLE.md, after Svix): prepare → send → success | failure;
+// a failure records the attempt and either schedules the next one from config.retryDelaysMs or ends exhausted
+// (the webhook is auto-disabled). Failure e-mails go out after commit.
+import type { Kysely } from 'kysely';
+
+import type { Core } from '../core.js';
+import { newId } from '../ids.js';
+import type { Database } from '../store/tables.js';
+import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, EventRow, WebhookRow } from './tables.js';
+import { openSecret } from './secrets.js';
+import { signPayload, signStandard } from './sign.js';
+import { sendWebhook, type SendResult } from './send.js';
+import { disableWebhook } from './disable.js';
+import { sendFailureAlert, type AlertLevel } from '../alerts/index.js';
+
+type Db = Kysely<Database>;
+
+export interface AttemptResult {
+  deliveryId: string;
+  /** The number of the attempt made (1-based); 0 when none was made (cancelled, already final). */
+  attempt: number;
+  /** The delivery's status afterwards: succeeded, pending (a retry is scheduled), failed (exhausted) or cancelled. */
+  status: DeliveryStatus;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  durationMs: number;
+  error: string | null;
+  /** When the next attempt is due (ISO), if one is scheduled. */
+  nextAttemptAt: string | null;
+  cancelReason: string | null;
+}
+
+export interface AttemptOptions {
+  /** The worker that holds the delivery's lease; without it, attemptDelivery takes the lease itself. */
+  owner?: string;
+  /** Aborts the send (graceful shutdown): no attempt is recorded and the lease is released. */
+  signal?: AbortSignal;
+}
+
+interface Prepared {
+  delivery: DeliveryRow;
+  webhook: WebhookRow;
+  event: EventRow;
+  attempt: number;
+}
+
+/** Performs one attempt now and applies its outcome. Used by the worker and by "Send test". */
+export async function attemptDelivery(core: Core, deliveryId: string, options: AttemptOptions = {}): Promise<AttemptResult> {
+  const manual = options.owner === undefined;
+  const owner = options.owner ?? newId('man', core.clock.now());
+  if (manual && !(await takeLease(core, deliveryId, owner))) return waitForHolder(core, deliveryId);
+
+  const prepared = await prepare(core, deliveryId, manual);
+  if (!('webhook' in prepared)) return prepared;
+
+  const { url, headers, body } = await buildRequest(core, prepared);
+  const sent = await sendWebhook(core.config, url, headers, body, { signal: options.signal });
+  if (options.signal?.aborted) {
+    await releaseLease(core.db, deliveryId, owner);
+    return { ...summary(prepared.delivery, 0), error: 'aborted: the worker is shutting down' };
+  }
+  return recordOutcome(core, prepared, { url, headers, body }, sent);
+}
+
+// ---------- prepare ----------
+
+async function prepare(core: Core, deliveryId: string, manual: boolean): Promise<Prepared | AttemptResult> {
+  const delivery = await core.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();
+  if (!delivery) throw new Error(`delivery ${deliveryId} does not exist`);
+  if (delivery.status !== 'pending') return summary(delivery, 0);
+  const webhook = await core.db.selectFrom('webhooks').selectAll().where('id', '=', delivery.webhook_id).executeTakeFirst();
+  const event = await core.db.selectFrom('events').selectAll().where('id', '=', delivery.event_id).executeTakeFirst();
+  // The webhook may have been deleted or disabled since the delivery was queued: cancel instead of sending. An
+  // explicit attempt (an admin's "Send test" or redeliver) may still reach a disabled webhook.
+  const reason = !webhook || webhook.deleted_at !== null ? 'webhook deleted'
+    : !event ? 'event no longer exists'
+    : webhook.active !== 1 && !manual ? `webhook disabled${webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}`
+    : null;
+  if (reason !== null) return cancel(core, delivery, reason);
+  return { delivery, webhook: webhook!, event: event!, attempt: Number(delivery.attempts) + 1 };
+}
+
+async function cancel(core: Core, delivery: DeliveryRow, reason: string): Promise<AttemptResult> {
+  const now = new Date(core.clock.now()).toISOString();
+  await core.db.updateTable('deliveries')
+    .set({ status: 'cancelled', cancel_reason: reason, next_attempt_at: null, lease_owner: null, lease_until: null, updated_at: now, completed_at: now })
+    .where('id', '=', delivery.id).where('status', '=', 'pending')
+    .execute();
+  return { ...summary(delivery, 0), status: 'cancelled', cancelReason: reason };
+}
+
+/** The envelope, passed through filters.webhookPayload, serialised once and signed over those exact bytes. */
+export async function buildRequest(core: Core, p: Prepared): Promise<{ url: string; headers: Record<string, string>; body: string }> {
+  const { config } = core;
+  let payload: Record<string, unknown> = { id: p.event.id, type: p.event.type, created_at: p.event.created_at, data: JSON.parse(p.event.data) };
+  if (core.filters.webhookPayload) payload = await core.filters.webhookPayload(payload, { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id });
+  const body = JSON.stringify(payload);
+  const secret = openSecret(config, p.webhook.secret);
+  const timestamp = Math.floor(core.clock.now() / 1000);
+  const x = `X-${config.serviceName}`;
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': `${config.serviceName}-Hookshot/${config.version}`,
+    [`${x}-Signature`]: signPayload(secret, body),
+    [`${x}-Event`]: p.event.type,
+    [`${x}-Delivery`]: p.delivery.id,
+    [`${x}-Webhook-Id`]: p.webhook.id,
+    [`${x}-Attempt`]: String(p.attempt),
+    'webhook-id': p.delivery.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signStandard(secret, p.delivery.id, timestamp, body),
+  };
+  return { url: p.webhook.url, headers, body };
+}
+
+// ---------- success | failure → schedule | exhausted ----------
+
+interface Decision {
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+  alert: AlertLevel | null;
+}
+
+/** What a failed attempt leads to: the next attempt after config.retryDelaysMs[attempt-1], or exhausted. */
+export function onFailure(core: Core, attempt: number, test: boolean): Decision {
+  const delays = core.config.retryDelaysMs;
+  const total = delays.length + 1;
+  if (test) return { status: 'failed', nextAttemptAt: null, alert: null }; // a "Send test" sample is tried once
+  if (attempt >= total) return { status: 'failed', nextAttemptAt: null, alert: 'critical' };
+  const next = core.clock.now() + delays[attempt - 1];
+  return { status: 'pending', nextAttemptAt: next, alert: attempt >= total - 2 ? 'warning' : null };
+}
+
+async function recordOutcome(core: Core, p: Prepared, request: { url: string; headers: Record<string, string>; body: string }, sent: SendResult): Promise<AttemptResult> {
+  const success = sent.status === 200;
+  const error = success ? null : (sent.error ?? `HTTP ${sent.status}: expected 200`);
+  const nowMs = core.clock.now();
+  const now = new Date(nowMs).toISOString();
+  const decision: Decision = success ? { status: 'succeeded', nextAttemptAt: null, alert: null } : onFailure(core, p.attempt, p.event.test === 1);
+
+  const final = await core.db.transaction().execute(async (trx) => {
+    const current = await lockDelivery(trx, core, p.delivery.id);
+    const attemptRow: DeliveryAttemptRow = {
+      id: newId('att', nowMs),
+      delivery_id: p.delivery.id,
+      attempt: p.attempt,
+      started_at: new Date(nowMs - sent.durationMs).toISOString(),
+      duration_ms: sent.durationMs,
+      request_url: request.url,
+      request_headers: JSON.stringify(request.headers),
+      request_body: request.body,
+      response_status: sent.status,
+      response_headers: sent.headers ? JSON.stringify(sent.headers) : null,
+      response_body: sent.body,
+      error,
+      success: success ? 1 : 0,
+    };
+    await trx.insertInto('delivery_attempts').values(attemptRow).execute();
+    // Cancelled while in flight (webhook disabled): a success still counts, a failure stays cancelled.
+    const status: DeliveryStatus = current?.status === 'cancelled' && !success ? 'cancelled' : decision.status;
+    const finished = status !== 'pending';
+    await trx.updateTable('deliveries').set({
+      status,
+      attempts: p.attempt,
+      next_attempt_at: finished ? null : decision.nextAttemptAt,
+      lease_owner: null,
+      lease_until: null,
+      last_status: sent.status,
+      last_error: error,
+      updated_at: now,
+      completed_at: finished ? (current?.completed_at ?? now) : null,
+    }).where('id', '=', p.delivery.id).execute();
+    if (status === 'failed' && decision.alert === 'critical') {
+      await disableWebhook(trx, core, p.webhook.id, `${p.attempt} consecutive failed attempts for delivery ${p.delivery.id} (last error: ${truncate(error ?? '', 200)})`);
+    }
+    return { status, cancelReason: current?.cancel_reason ?? null };
+  });
+
+  const nextAttemptAt = final.status === 'pending' && decision.nextAttemptAt !== null ? new Date(decision.nextAttemptAt).toISOString() : null;
+  if (decision.alert && final.status !== 'cancelled') {
+    await sendFailureAlert(core, { level: decision.alert, webhook: p.webhook, deliveryId: p.delivery.id, eventId: p.event.id, eventType: p.event.type, attempt: p.attempt, totalAttempts: core.config.retryDelaysMs.length + 1, error: error ?? '', nextAttemptAt })
+      .catch((err) => core.log.error({ err, delivery: p.delivery.id }, 'could not record the failure alert'));
+  }
+  return {
+    deliveryId: p.delivery.id,
+    attempt: p.attempt,
+    status: final.status,
+    responseStatus: sent.status,
+    responseHeaders: sent.headers,
+    responseBody: sent.body,
+    durationMs: sent.durationMs,
+    error,
+    nextAttemptAt,
+    cancelReason: final.status === 'cancelled' ? final.cancelReason : null,
+  };
+}
+
+async function lockDelivery(trx: Db, core: Core, id: string): Promise<DeliveryRow | undefined> {
+  const q = trx.selectFrom('deliveries').selectAll().where('id', '=', id);
+  return (core.store.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+}
+
+// ---------- leases for explicit attempts ----------
+
+/** Takes the lease of a pending delivery; false when a worker holds it. A final delivery needs no lease. */
+async function takeLease(core: Core, deliveryId: string, owner: string): Promise<boolean> {
+  const now = core.clock.now();
+  const res = await core.db.updateTable('deliveries')
+    .set({ lease_owner: owner, lease_until: now + core.config.leaseMs })
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) > 0) return true;
+  const row = await core.db.selectFrom('deliveries').select('status').where('id', '=', deliveryId).executeTakeFirst();
+  if (!row) throw new Error(`delivery ${deliveryId} does not exist`);
+  return row.status !== 'pending';
+}
+
+export async function releaseLease(db: Db, deliveryId: string, owner: string): Promise<void> {
+  await db.updateTable('deliveries').set({ lease_owner: null, lease_until: null })
+    .where('id', '=', deliveryId).where('lease_owner', '=', owner).execute();
+}
+
+/** A worker holds the delivery right now: wait for its attempt and answer with that. */
+async function waitForHolder(core: Core, deliveryId: string): Promise<AttemptResult> {
+  const before = await core.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirstOrThrow();
+  const deadline = Date.now() + core.config.deliveryTimeoutMs + 5_000;
+  let current = before;
+  while (Date.now() < deadline && current.status === 'pending' && current.attempts === before.attempts && current.lease_owner !== null) {
+    await new Promise((r) => setTimeout(r, 50));
+    current = await core.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirstOrThrow();
+  }
+  const last = await core.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt', 'desc').limit(1).executeTakeFirst();
+  return { ...summary(current, last?.attempt ?? 0), ...(last ? fromAttemptRow(last) : {}) };
+}
+
+function fromAttemptRow(a: DeliveryAttemptRow): Partial<AttemptResult> {
+  return {
+    responseStatus: a.response_status,
+    responseHeaders: a.response_headers ? JSON.parse(a.response_headers) : null,
+    responseBody: a.response_body,
+    durationMs: a.duration_ms,
+    error: a.error,
+  };
+}
+
+function summary(d: DeliveryRow, attempt: number): AttemptResult {
+  return {
+    deliveryId: d.id,
+    attempt,
+    status: d.status,
+    responseStatus: d.last_status,
+    responseHeaders: null,
+    responseBody: null,
+    durationMs: 0,
+    error: d.last_error,
+    nextAttemptAt: d.next_attempt_at !== null && d.status === 'pending' ? new Date(Number(d.next_attempt_at)).toISOString() : null,
+    cancelReason: d.cancel_reason,
+  };
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+

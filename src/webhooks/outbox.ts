@@ -1,0 +1,75 @@
+// The transactional outbox: events and pending deliveries are inserted with the caller's transaction, so they
+// commit (or roll back) with the write that caused them. Workers are woken after commit: in-process through the
+// bus, across processes through PostgreSQL NOTIFY (which PostgreSQL delivers at commit).
+import { sql, type Kysely } from 'kysely';
+import type { Core } from '../core.js';
+import { newId } from '../ids.js';
+import type { Database } from '../store/tables.js';
+
+type Db = Kysely<Database>;
+
+/** The PostgreSQL channel workers LISTEN on. */
+export const DELIVERY_CHANNEL = 'waypost_deliveries';
+
+export interface NewEvent {
+  type: string;
+  resource: string | null;
+  recordId: number | null;
+  data: unknown; // the record exactly as the API shows it
+  test?: boolean;
+}
+
+/** Inserts an event row; returns its id (`evt_…`). */
+export async function recordEvent(db: Db, core: Core, event: NewEvent): Promise<string> {
+  const now = core.clock.now();
+  const id = newId('evt', now);
+  await db.insertInto('events').values({
+    id,
+    type: event.type,
+    resource: event.resource,
+    record_id: event.recordId,
+    data: JSON.stringify(event.data),
+    test: event.test ? 1 : 0,
+    created_at: new Date(now).toISOString(),
+  }).execute();
+  return id;
+}
+
+export interface NewDelivery {
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  redeliveryOf?: string | null;
+}
+
+/** Inserts a pending delivery due now (the first attempt); returns its id (`dlv_…`). Call wakeWorkers() after commit. */
+export async function queueDelivery(db: Db, core: Core, delivery: NewDelivery): Promise<string> {
+  const now = core.clock.now();
+  const id = newId('dlv', now);
+  const iso = new Date(now).toISOString();
+  await db.insertInto('deliveries').values({
+    id,
+    webhook_id: delivery.webhookId,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    lease_owner: null,
+    lease_until: null,
+    last_status: null,
+    last_error: null,
+    cancel_reason: null,
+    redelivery_of: delivery.redeliveryOf ?? null,
+    created_at: iso,
+    updated_at: iso,
+    completed_at: null,
+  }).execute();
+  if (core.store.dialect === 'postgres') await sql`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`.execute(db);
+  return id;
+}
+
+/** After commit: wakes this process's worker (other processes are woken by NOTIFY). */
+export function wakeWorkers(core: Core): void {
+  core.bus.emit('deliveries.queued');
+}

@@ -1,0 +1,118 @@
+// The SSRF guard (DESIGN.md "Target URL"): a webhook may only target public addresses. Checked when a webhook is
+// saved (checkTargetUrl) and again when connecting (guardedLookup in the HTTP client), so a hostname that later
+// re-resolves to a private address (DNS rebinding) is refused too. WAYPOST_ALLOW_PRIVATE_TARGETS turns it off.
+import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { promises as dns } from 'node:dns';
+import type { Config } from '../config.js';
+import { badRequest } from '../errors.js';
+
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this network", unspecified
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // CGNAT (also Alibaba's metadata 100.100.100.200)
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local (cloud metadata 169.254.169.254)
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation
+  ['203.0.113.0', 24], // documentation
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) blocked.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['64:ff9b::', 96], // NAT64 (embeds an IPv4 address)
+  ['100::', 64], // discard
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4 (embeds an IPv4 address)
+  ['fc00::', 7], // unique local (also AWS metadata fd00:ec2::254)
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const) blocked.addSubnet(net, prefix, 'ipv6');
+
+/** True for loopback, private, link-local, CGNAT, multicast, metadata and unspecified addresses (IPv4-mapped IPv6 too). */
+export function isPrivateAddress(address: string): boolean {
+  const ip = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = isIP(ip);
+  if (family === 4) return blocked.check(ip, 'ipv4');
+  if (family === 6) return blocked.check(ip, 'ipv6'); // BlockList matches ::ffff:a.b.c.d against the IPv4 rules
+  return true; // not an address at all: refuse
+}
+
+export class PrivateTargetError extends Error {
+  readonly code = 'EPRIVATETARGET';
+  constructor(host: string, address: string) {
+    super(`refused to connect to ${host}: it resolves to the private address ${address} (set WAYPOST_ALLOW_PRIVATE_TARGETS=true for local development)`);
+    this.name = 'PrivateTargetError';
+  }
+}
+
+/** Parses a webhook target URL; throws 400 `invalid_url` for anything but an absolute http(s) URL without credentials. */
+export function parseTargetUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw badRequest('invalid_url', `"${raw}" is not a valid absolute URL`, { field: 'url' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('invalid_url', `the URL must start with https:// or http://, not ${url.protocol}//`, { field: 'url' });
+  if (url.username || url.password) throw badRequest('invalid_url', 'the URL must not contain credentials (user:password@); authenticate receivers with the signature instead', { field: 'url' });
+  if (!url.hostname) throw badRequest('invalid_url', 'the URL has no host', { field: 'url' });
+  return url;
+}
+
+/** The host of a URL as an IP literal (brackets removed), or null when it is a name. */
+export function literalAddress(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) ? host : null;
+}
+
+/**
+ * Save-time check: a valid URL whose host is public (every address it resolves to), unless private targets are
+ * allowed. Returns the normalised URL and a warning for plain http://.
+ */
+export async function checkTargetUrl(raw: string, config: Pick<Config, 'allowPrivateTargets'>): Promise<{ url: string; warning: string | null }> {
+  const url = parseTargetUrl(raw.trim());
+  const warning = url.protocol === 'http:' ? 'http:// sends payloads unencrypted; https:// is recommended' : null;
+  if (config.allowPrivateTargets) return { url: url.toString(), warning };
+  const literal = literalAddress(url);
+  let addresses: string[];
+  if (literal) addresses = [literal];
+  else {
+    try {
+      addresses = (await dns.lookup(url.hostname, { all: true, verbatim: true })).map((a) => a.address);
+    } catch {
+      throw badRequest('invalid_url', `the host "${url.hostname}" could not be resolved`, { field: 'url' });
+    }
+  }
+  const priv = addresses.find(isPrivateAddress);
+  if (priv !== undefined) {
+    throw badRequest('private_target', `the URL's host ${url.hostname} is a private, loopback, link-local or metadata address (${priv}); webhooks must target a public address (WAYPOST_ALLOW_PRIVATE_TARGETS=true allows it for local development)`, { field: 'url' });
+  }
+  return { url: url.toString(), warning };
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * Connect-time guard: a drop-in for dns.lookup (net.connect's `lookup` option) that fails when any resolved
+ * address is private. Node calls it with `all: true` when happy-eyeballs is on, so both forms are handled.
+ */
+export function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '');
+    const list = addresses as LookupAddress[];
+    const priv = list.find((a) => isPrivateAddress(a.address));
+    if (priv) return callback(new PrivateTargetError(hostname, priv.address) as unknown as NodeJS.ErrnoException, '');
+    if (options.all) return callback(null, list);
+    const first = list[0];
+    if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
+    callback(null, first.address, first.family);
+  });
+}
