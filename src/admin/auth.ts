@@ -1,11 +1,13 @@
-// Authentication for /admin/api: a bearer admin token (automation) or, for browsers, a session cookie plus a
-// CSRF header on every state change (added by the console issue). Routes that must be public (sign-in, setup)
-// set `config: { adminPublic: true }`; one hook reads it.
+// Authentication for /admin/api: a bearer admin token (automation; no CSRF needed, browsers never send it on
+// their own) or, for browsers, the session cookie plus a matching X-CSRF-Token header on every state change.
+// Routes that must be public (sign-in, setup) set `config: { adminPublic: true }`; one hook reads it.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../core.js';
-import { unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import { tokenMatches } from '../host/token.js';
 import { ensureAdminToken } from './token.js';
+import { findSession, SESSION_COOKIE } from './sessions.js';
 
 export interface AdminPrincipal {
   kind: 'token' | 'session';
@@ -22,6 +24,13 @@ declare module 'fastify' {
   }
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function csrfMatches(presented: unknown, expected: string): boolean {
+  return typeof presented === 'string' && presented.length > 0 && timingSafeEqual(digest(presented), digest(expected));
+}
+
 export function adminAuthHook(core: Core) {
   return async (req: FastifyRequest): Promise<void> => {
     if (req.routeOptions.config.adminPublic) return;
@@ -30,6 +39,16 @@ export function adminAuthHook(core: Core) {
     if (bearer) {
       if (!tokenMatches(bearer, await ensureAdminToken(core))) throw unauthorized('invalid_admin_token', 'The admin token is not valid.');
       req.admin = { kind: 'token', adminId: null, email: null };
+      return;
+    }
+    const cookie = req.cookies?.[SESSION_COOKIE];
+    if (cookie) {
+      const session = await findSession(core, cookie);
+      if (!session) throw unauthorized('session_expired', 'Your session has ended. Sign in again.');
+      if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.headers['x-csrf-token'], session.csrfToken)) {
+        throw forbidden('csrf_token_invalid', 'Missing or wrong X-CSRF-Token header. Reload the console and try again.');
+      }
+      req.admin = { kind: 'session', adminId: session.admin.id, email: session.admin.email };
       return;
     }
     throw unauthorized('admin_auth_required', 'Sign in to the console, or send "Authorization: Bearer <admin token>" (see `waypost admin token`).');

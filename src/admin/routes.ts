@@ -1,15 +1,23 @@
 // /admin: the console (static SPA) and its JSON API under /admin/api. Each capability owns its admin routes.
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
+import fastifyCookie from '@fastify/cookie';
 import { adminAuthHook } from './auth.js';
+import { consoleRoutes } from './console.js';
+import { sessionRoutes } from './session-routes.js';
+import { settingsRoutes } from './settings-routes.js';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.js';
 import { keyAdminRoutes } from '../api/admin-routes.js';
 
 export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;
+  await app.register(fastifyCookie);
+  await app.register(consoleRoutes);
   await app.register(async (api) => {
     api.addHook('onRequest', adminAuthHook(core));
     await api.register(webhookAdminRoutes, { core });
     await api.register(keyAdminRoutes, { core });
+    await api.register(sessionRoutes, { core });
+    await api.register(settingsRoutes, { core });
   }, { prefix: '/api' });
 }

@@ -1,2 +1,30 @@
-// Table types owned by the admin capability (admins, sessions, API usage).
-export interface AdminTables {}
+// Table types owned by the admin capability: console accounts, their server-side sessions, failed sign-ins.
+
+export interface AdminRow {
+  id: string; // adm_…
+  email: string; // lower-cased, unique
+  password_hash: string; // "scrypt$N$r$p$<salt b64>$<hash b64>"
+  created_at: string;
+  last_login_at: string | null;
+}
+
+export interface AdminSessionRow {
+  id: string; // SHA-256 (hex) of the cookie value: a leaked database does not yield usable sessions
+  admin_id: string;
+  csrf_token: string; // synchronizer token, sent back in X-CSRF-Token on every state change
+  created_at: string;
+  expires_at: number; // ms; absolute end of the session
+  last_seen_at: number; // ms; sessions idle for too long end early
+}
+
+export interface AdminLoginFailureRow {
+  id: string; // lfl_…
+  scope: string; // "ip:<address>" or "email:<address>"
+  at: number; // ms
+}
+
+export interface AdminTables {
+  admins: AdminRow;
+  admin_sessions: AdminSessionRow;
+  admin_login_failures: AdminLoginFailureRow;
+}

@@ -4,12 +4,14 @@ import { ConfigError } from '../config.js';
 import { AppError } from '../errors.js';
 import { registerServe } from './commands/serve.js';
 import { registerHostToken } from './commands/host-token.js';
+import { registerAdmin } from './commands/admin.js';
 
 const program = new Command();
 program.name('waypost').description('Webhooks and a read-only REST API for a travel-booking product').showHelpAfterError();
 
 registerServe(program);
 registerHostToken(program);
+registerAdmin(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -5,6 +5,8 @@ import { migrate } from '../../store/migrate.js';
 import { withWaypost } from '../context.js';
 import { ensureHostToken } from '../../host/token.js';
 import type { Role } from '../../config.js';
+import { ensureConsoleBuilt } from '../../admin/console.js';
+import { announceConsole } from '../../admin/announce.js';
 
 export function registerServe(program: Command): void {
   program.command('serve')
@@ -12,12 +14,14 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--role <role>', 'which parts to run').choices(['all', 'api', 'worker']).default('all'))
     .action(async (opts: { role: Role }) => {
       const wp = await createWaypost();
+      if (opts.role !== 'worker') ensureConsoleBuilt(wp.core.log);
       const { url } = await wp.serve(opts.role);
       const base = wp.config.baseUrl;
       if (url) {
         const token = await ensureHostToken(wp.core);
         wp.core.log.info({ url, role: opts.role, database: wp.core.store.dialect }, 'waypost listening');
         process.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n  REST API  ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1  (docs: ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1/docs)\n  Host API  ${base}/host/v1  (token: ${token.slice(0, 8)}…, full value: \`waypost host-token\`)\n\n`);
+        await announceConsole(wp.core);
       } else {
         wp.core.log.info({ role: opts.role }, 'waypost worker running');
       }

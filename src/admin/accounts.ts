@@ -1,0 +1,81 @@
+// Console accounts: create, find, verify a password. E-mails are stored lower-cased; passwords as scrypt hashes.
+import type { Kysely } from 'kysely';
+import type { Core } from '../core.js';
+import type { Database } from '../store/tables.js';
+import { badRequest, conflict } from '../errors.js';
+import { newId } from '../ids.js';
+import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js';
+import type { AdminRow } from './tables.js';
+
+export const PASSWORD_MIN_LENGTH = 10;
+const PASSWORD_MAX_LENGTH = 256;
+const EMAIL_RE = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+export interface Admin {
+  id: string;
+  email: string;
+  created_at: string;
+  last_login_at: string | null;
+}
+
+const toAdmin = (row: AdminRow): Admin => ({ id: row.id, email: row.email, created_at: row.created_at, last_login_at: row.last_login_at });
+
+export function normalizeEmail(email: unknown): string {
+  if (typeof email !== 'string' || !EMAIL_RE.test(email.trim()) || email.length > 254) {
+    throw badRequest('invalid_email', 'Enter a valid e-mail address, like ops@example.com.', { field: 'email' });
+  }
+  return email.trim().toLowerCase();
+}
+
+export function checkPasswordPolicy(password: unknown): string {
+  if (typeof password !== 'string' || password.length < PASSWORD_MIN_LENGTH) {
+    throw badRequest('weak_password', `The password must be at least ${PASSWORD_MIN_LENGTH} characters long.`, { field: 'password' });
+  }
+  if (password.length > PASSWORD_MAX_LENGTH) throw badRequest('invalid_password', `The password must be at most ${PASSWORD_MAX_LENGTH} characters long.`, { field: 'password' });
+  return password;
+}
+
+export async function createAdmin(core: Core, email: unknown, password: unknown, db: Kysely<Database> = core.db): Promise<Admin> {
+  const normalized = normalizeEmail(email);
+  const hash = await hashPassword(checkPasswordPolicy(password));
+  const existing = await db.selectFrom('admins').select('id').where('email', '=', normalized).executeTakeFirst();
+  if (existing) throw conflict('admin_exists', `An admin with the e-mail ${normalized} already exists.`);
+  const row: AdminRow = { id: newId('adm', core.clock.now()), email: normalized, password_hash: hash, created_at: new Date(core.clock.now()).toISOString(), last_login_at: null };
+  await db.insertInto('admins').values(row).execute();
+  return toAdmin(row);
+}
+
+/** Sets a new password (the CLI's `admin create` on an existing e-mail with --reset). */
+export async function setPassword(core: Core, email: unknown, password: unknown): Promise<boolean> {
+  const hash = await hashPassword(checkPasswordPolicy(password));
+  const res = await core.db.updateTable('admins').set({ password_hash: hash }).where('email', '=', normalizeEmail(email)).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** The account for these credentials, or null. Takes the same time whether or not the e-mail exists. */
+export async function verifyCredentials(core: Core, email: string, password: string): Promise<Admin | null> {
+  const row = await core.db.selectFrom('admins').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+  const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_HASH);
+  return row && ok ? toAdmin(row) : null;
+}
+
+export async function findAdmin(db: Kysely<Database>, id: string): Promise<Admin | null> {
+  const row = await db.selectFrom('admins').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toAdmin(row) : null;
+}
+
+export async function countAdmins(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('admins').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The e-mail of the first admin created: the default recipient of failure alerts. */
+export async function firstAdminEmail(db: Kysely<Database>): Promise<string | null> {
+  const row = await db.selectFrom('admins').select('email').orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  return row?.email ?? null;
+}
+
+export async function listAdmins(db: Kysely<Database>): Promise<Admin[]> {
+  const rows = await db.selectFrom('admins').selectAll().orderBy('created_at').orderBy('id').execute();
+  return rows.map(toAdmin);
+}

@@ -1,0 +1,69 @@
+// Sign-in, sign-out, the current session, and first-admin setup: /admin/api/session and /admin/api/setup.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Core } from '../core.js';
+import { badRequest, unauthorized } from '../errors.js';
+import { verifyCredentials, type Admin } from './accounts.js';
+import { checkLoginAllowed, clearLoginFailures, recordLoginFailure } from './login-limit.js';
+import { createSession, deleteSession, findSession, SESSION_COOKIE, SESSION_MAX_MS } from './sessions.js';
+import { completeSetup, setupRequired } from './setup.js';
+
+const credentialsSchema = {
+  type: 'object',
+  properties: { email: { type: 'string' }, password: { type: 'string' }, token: { type: 'string' } },
+} as const;
+
+interface Credentials {
+  email?: string;
+  password?: string;
+  token?: string;
+}
+
+export async function sessionRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
+  const { core } = opts;
+  const secure = core.config.baseUrl.startsWith('https:');
+
+  const startSession = async (reply: FastifyReply, admin: Admin) => {
+    const { cookie, session } = await createSession(core, admin);
+    reply.setCookie(SESSION_COOKIE, cookie, { path: '/admin', httpOnly: true, sameSite: 'strict', secure, maxAge: SESSION_MAX_MS / 1000 });
+    return { email: admin.email, csrf_token: session.csrfToken };
+  };
+
+  app.post<{ Body: Credentials }>('/session', { config: { adminPublic: true }, schema: { body: credentialsSchema } }, async (req, reply) => {
+    const email = req.body?.email?.trim() ?? '';
+    const password = req.body?.password ?? '';
+    if (!email) throw badRequest('missing_email', 'Enter your e-mail address.', { field: 'email' });
+    if (!password) throw badRequest('missing_password', 'Enter your password.', { field: 'password' });
+    await checkLoginAllowed(core, req.ip, email);
+    const admin = await verifyCredentials(core, email, password);
+    if (!admin) {
+      await recordLoginFailure(core, req.ip, email);
+      req.log.warn({ ip: req.ip }, 'admin sign-in failed');
+      throw unauthorized('invalid_credentials', 'The e-mail or password is incorrect.');
+    }
+    await clearLoginFailures(core, email);
+    req.log.info({ admin: admin.id }, 'admin signed in');
+    return startSession(reply, admin);
+  });
+
+  app.get('/session', async (req) => {
+    if (req.admin?.kind !== 'session') return { email: null, csrf_token: null, kind: 'token' };
+    const session = await findSession(core, req.cookies[SESSION_COOKIE] as string);
+    return { email: req.admin.email, csrf_token: session?.csrfToken ?? null, kind: 'session' };
+  });
+
+  app.delete('/session', async (req, reply) => {
+    const cookie = req.cookies[SESSION_COOKIE];
+    if (cookie) await deleteSession(core, cookie);
+    reply.clearCookie(SESSION_COOKIE, { path: '/admin', httpOnly: true, sameSite: 'strict', secure });
+    return reply.code(204).send();
+  });
+
+  app.get('/setup', { config: { adminPublic: true } }, async () => ({ setup_required: await setupRequired(core) }));
+
+  app.post<{ Body: Credentials }>('/setup', { config: { adminPublic: true }, schema: { body: credentialsSchema } }, async (req, reply) => {
+    const admin = await completeSetup(core, req.body?.token, req.body?.email, req.body?.password);
+    req.log.info({ admin: admin.id }, 'first admin created through the setup link');
+    const body = await startSession(reply, admin);
+    return reply.code(201).send(body);
+  });
+}

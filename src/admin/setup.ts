@@ -1,0 +1,47 @@
+// The first admin on a fresh install: `waypost serve` prints a one-time setup link; the token in it lets one
+// person create the first account. Only its SHA-256 is stored; it expires after 24 hours and dies once used.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Core } from '../core.js';
+import { conflict, forbidden } from '../errors.js';
+import { countAdmins, createAdmin, type Admin } from './accounts.js';
+
+const SETTING = 'admin_setup_token';
+export const SETUP_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** A fresh setup token when no admin exists yet (replacing any earlier one), else null. */
+export async function issueSetupToken(core: Core): Promise<string | null> {
+  if ((await countAdmins(core.db)) > 0) return null;
+  const token = randomBytes(24).toString('base64url');
+  const value = JSON.stringify({ hash: digest(token).toString('hex'), expires_at: core.clock.now() + SETUP_TOKEN_TTL_MS });
+  await core.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('settings').where('name', '=', SETTING).execute();
+    await trx.insertInto('settings').values({ name: SETTING, value }).execute();
+  });
+  return token;
+}
+
+export function setupLink(core: Core, token: string): string {
+  return `${core.config.baseUrl}/admin/#/setup?token=${encodeURIComponent(token)}`;
+}
+
+export async function setupRequired(core: Core): Promise<boolean> {
+  return (await countAdmins(core.db)) === 0;
+}
+
+/** Creates the first admin if the token is the current one; the token is spent in the same transaction. */
+export async function completeSetup(core: Core, token: unknown, email: unknown, password: unknown): Promise<Admin> {
+  return core.db.transaction().execute(async (trx) => {
+    if ((await countAdmins(trx)) > 0) throw conflict('setup_done', 'Waypost already has an admin. Sign in instead.');
+    const row = await trx.selectFrom('settings').select('value').where('name', '=', SETTING).executeTakeFirst();
+    const stored = row ? (JSON.parse(row.value) as { hash: string; expires_at: number }) : null;
+    const valid = typeof token === 'string' && stored !== null && stored.expires_at > core.clock.now()
+      && timingSafeEqual(digest(token), Buffer.from(stored.hash, 'hex'));
+    if (!valid) throw forbidden('invalid_setup_token', 'This setup link is invalid or has expired. Restart Waypost for a new one, or run `waypost admin create --email you@example.com`.');
+    // Spending the token first makes a concurrent second use wait on the row lock and then find nothing.
+    const spent = await trx.deleteFrom('settings').where('name', '=', SETTING).where('value', '=', row!.value).executeTakeFirst();
+    if (Number(spent.numDeletedRows) !== 1) throw forbidden('invalid_setup_token', 'This setup link has already been used.');
+    return createAdmin(core, email, password, trx);
+  });
+}

@@ -1,0 +1,80 @@
+// `waypost admin create --email E [--password P]` (prompts, hidden, when no --password) and `waypost admin token`.
+import type { Command } from 'commander';
+import { createAdmin, PASSWORD_MIN_LENGTH } from '../../admin/accounts.js';
+import { ensureAdminToken } from '../../admin/token.js';
+import { output, withWaypost } from '../context.js';
+
+/** Reads a line from the terminal without echoing it. */
+function promptHidden(question: string): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    // Piped input (e.g. `echo pw | waypost admin create …`): read the first line.
+    return new Promise((resolve) => {
+      let data = '';
+      stdin.setEncoding('utf8');
+      stdin.on('data', (chunk) => { data += chunk; });
+      stdin.on('end', () => resolve(data.split(/\r?\n/)[0] ?? ''));
+    });
+  }
+  process.stderr.write(question);
+  return new Promise((resolve, reject) => {
+    let value = '';
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding('utf8');
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          stdin.setRawMode(false);
+          stdin.pause();
+          stdin.off('data', onData);
+          process.stderr.write('\n');
+          resolve(value);
+          return;
+        }
+        if (ch === '\u0003') {
+          stdin.setRawMode(false);
+          reject(new Error('cancelled'));
+          return;
+        }
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+export function registerAdmin(program: Command): void {
+  const admin = program.command('admin').description('Console accounts and the admin token for automation');
+
+  admin.command('create')
+    .description('Create a console admin account')
+    .requiredOption('--email <email>', 'the admin\'s e-mail address (their sign-in name)')
+    .option('--password <password>', `the password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { email: string; password?: string; json?: boolean }) => {
+      let password = opts.password;
+      if (password === undefined) {
+        password = await promptHidden('Password: ');
+        if (process.stdin.isTTY && (await promptHidden('Repeat password: ')) !== password) {
+          console.error('waypost: the passwords do not match');
+          process.exit(1);
+        }
+      }
+      await withWaypost(async (wp) => {
+        const created = await createAdmin(wp.core, opts.email, password);
+        output(opts.json, created, () => `Created admin ${created.email}. Sign in at ${wp.config.baseUrl}/admin/`);
+      });
+    });
+
+  admin.command('token')
+    .description('Print the bearer token for the admin JSON API (automation; browsers sign in instead)')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { json?: boolean }) => {
+      await withWaypost(async (wp) => {
+        const token = await ensureAdminToken(wp.core);
+        output(opts.json, { token }, () => token);
+      });
+    });
+}
