@@ -4,6 +4,8 @@ import { ConfigError } from '../config.js';
 import { AppError } from '../errors.js';
 import { registerServe } from './commands/serve.js';
 import { registerHostToken } from './commands/host-token.js';
+import { registerImport } from './commands/import.js';
+import { registerDemo } from './commands/demo.js';
 import { registerAdmin } from './commands/admin.js';
 
 const program = new Command();
@@ -11,6 +13,8 @@ program.name('waypost').description('Webhooks and a read-only REST API for a tra
 
 registerServe(program);
 registerHostToken(program);
+registerImport(program);
+registerDemo(program);
 registerAdmin(program);
 
 try {

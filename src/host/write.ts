@@ -53,12 +53,23 @@ export async function deleteRecord(core: Core, resource: Resource, id: number, o
   return changes.length > 0;
 }
 
+export interface PutManyOptions extends WriteOptions {
+  /** Called with each item's outcome, in order (the importer's summary counts new/changed/unchanged lines). */
+  onItem?: (result: { created: boolean; changed: boolean }, index: number) => void;
+  /** Runs last inside the same transaction (the importer records how far it got, atomically with the batch). */
+  inTransaction?: (trx: Db) => Promise<void>;
+}
+
 /** Upserts many validated records in one transaction (the importer's batches). Returns how many changed. */
-export async function putMany(core: Core, items: Array<{ resource: Resource; id: number; input: InputRecords[Resource] }>, options: WriteOptions = {}): Promise<number> {
+export async function putMany(core: Core, items: Array<{ resource: Resource; id: number; input: InputRecords[Resource] }>, options: PutManyOptions = {}): Promise<number> {
   const changes = await core.db.transaction().execute(async (trx) => {
     const changes: RecordChange[] = [];
-    for (const item of items) await upsert(trx, core, item.resource, item.id, item.input, changes);
+    for (const [index, item] of items.entries()) {
+      const { created, changed } = await upsert(trx, core, item.resource, item.id, item.input, changes);
+      options.onItem?.({ created, changed }, index);
+    }
     await notifyListeners(trx, core, changes, options);
+    await options.inTransaction?.(trx);
     return changes;
   });
   announce(core, changes);

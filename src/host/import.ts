@@ -1,0 +1,192 @@
+// Bulk import (`waypost import FILE.ndjson`): loads existing host data into the read model without firing events.
+// One `{"type":"booking","id":123,"data":{…}}` per line. Lines are validated like Host API bodies; a bad line is
+// reported with its number and skipped. Valid lines are written in batches, each batch one transaction that also
+// records how far the import got, so a re-run of the same unchanged file continues after the last committed line.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Kysely } from 'kysely';
+import type { Core } from '../core.js';
+import { AppError, badRequest } from '../errors.js';
+import { iso } from '../records/normalize.js';
+import type { InputRecords, Resource } from '../records/schemas.js';
+import { validateInput } from '../records/validate.js';
+import type { Database } from '../store/tables.js';
+import { putMany } from './write.js';
+
+/** Line types, singular or plural, and the resource each one writes. */
+export const IMPORT_TYPES: Readonly<Record<string, Resource>> = Object.freeze({
+  trip: 'trips', trips: 'trips',
+  customer: 'customers', customers: 'customers',
+  booking: 'bookings', bookings: 'bookings',
+  payment: 'payments', payments: 'payments',
+  enquiry: 'enquiries', enquiries: 'enquiries',
+  review: 'reviews', reviews: 'reviews',
+});
+
+export const DEFAULT_BATCH_SIZE = 500;
+const MAX_REPORTED_ERRORS = 1000;
+
+export interface ImportOptions {
+  /** Ignore recorded progress and start from line 1. */
+  restart?: boolean;
+  batchSize?: number;
+  /** After each committed batch: lines read so far in this run, bytes read, file size. */
+  onProgress?: (p: { lines: number; bytes: number; totalBytes: number }) => void;
+  /** Each skipped line, as soon as it is found. */
+  onBadLine?: (line: number, message: string) => void;
+}
+
+export interface ImportSummary {
+  file: string;
+  /** Lines before this one were committed by an earlier run and were not read again (0 for a fresh import). */
+  resumedAfter: number;
+  /** The last line of the file. */
+  lines: number;
+  created: number;
+  changed: number;
+  unchanged: number;
+  skipped: number;
+  /** The first 1000 skipped lines with their reasons. */
+  errors: Array<{ line: number; message: string }>;
+}
+
+export interface ImportItem {
+  resource: Resource;
+  id: number;
+  input: InputRecords[Resource];
+}
+
+/** A line that cannot be imported; the message starts with the offending field. */
+class LineError extends Error {}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function parseId(value: unknown, field: string): number {
+  const n = typeof value === 'string' && /^[1-9]\d{0,15}$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new LineError(`${field} must be a positive integer`);
+  return n;
+}
+
+/** Parses and validates one line (the same validation as a Host API PUT). Throws LineError with a clear message. */
+export function parseImportLine(text: string): ImportItem {
+  // PostgreSQL cannot store NUL in text; refuse it here rather than fail a whole batch later.
+  if (text.includes('\\u0000')) throw new LineError('(line) contains a NUL character (\\u0000), which cannot be stored');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new LineError(`(line) is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!isObject(parsed)) throw new LineError('(line) must be a JSON object like {"type":"booking","id":1,"data":{…}}');
+  for (const key of Object.keys(parsed)) {
+    if (key !== 'type' && key !== 'id' && key !== 'data') throw new LineError(`${key} is not a known field (expected type, id, data)`);
+  }
+  const { type, data } = parsed;
+  if (type === undefined) throw new LineError('type is required');
+  const resource = typeof type === 'string' ? IMPORT_TYPES[type] : undefined;
+  if (!resource) throw new LineError(`type ${JSON.stringify(type)} is not a known type (expected trip, customer, booking, payment, enquiry or review)`);
+  if (!isObject(data)) throw new LineError('data must be a JSON object (the record\'s fields)');
+  const { id: dataId, ...fields } = data;
+  if (parsed.id === undefined && dataId === undefined) throw new LineError('id is required (top-level "id" or "data.id")');
+  const id = parsed.id !== undefined ? parseId(parsed.id, 'id') : parseId(dataId, 'data.id');
+  if (parsed.id !== undefined && dataId !== undefined && parseId(dataId, 'data.id') !== id) throw new LineError(`data.id ${JSON.stringify(dataId)} does not match id ${id}`);
+  try {
+    return { resource, id, input: validateInput(resource, fields) };
+  } catch (err) {
+    if (err instanceof AppError) throw new LineError(err.detail.startsWith('(body)') ? `data${err.detail.slice('(body)'.length)}` : `data.${err.detail}`);
+    throw err;
+  }
+}
+
+/** Identifies one version of a file: the same path with another size or modification time starts over. */
+export async function importFileKey(path: string): Promise<{ key: string; size: number }> {
+  const abs = resolve(path);
+  let info;
+  try {
+    info = await stat(abs);
+  } catch (err) {
+    throw badRequest('import_file_unreadable', `cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (!info.isFile()) throw badRequest('import_file_unreadable', `${abs} is not a file`);
+  return { key: `${abs}|${info.size}|${Math.floor(info.mtimeMs)}`, size: info.size };
+}
+
+async function committedLine(core: Core, key: string): Promise<number> {
+  const row = await core.db.selectFrom('import_progress').select('line').where('file_key', '=', key).executeTakeFirst();
+  return row ? Number(row.line) : 0;
+}
+
+async function recordProgress(trx: Kysely<Database>, key: string, line: number, now: string): Promise<void> {
+  await trx.insertInto('import_progress').values({ file_key: key, line, updated_at: now })
+    .onConflict((oc) => oc.column('file_key').doUpdateSet({ line, updated_at: now }))
+    .execute();
+}
+
+export async function importFile(core: Core, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const { key, size } = await importFileKey(path);
+  const resumedAfter = options.restart ? 0 : await committedLine(core, key);
+  const summary: ImportSummary = { file: resolve(path), resumedAfter, lines: 0, created: 0, changed: 0, unchanged: 0, skipped: 0, errors: [] };
+
+  const stream = createReadStream(summary.file);
+  const reader = createInterface({ input: stream, crlfDelay: Infinity });
+  let batch: Array<ImportItem & { line: number }> = [];
+  let lineNo = 0;
+  let linesThisRun = 0;
+  let committedThrough = resumedAfter;
+
+  const skip = (line: number, message: string) => {
+    summary.skipped++;
+    if (summary.errors.length < MAX_REPORTED_ERRORS) summary.errors.push({ line, message });
+    options.onBadLine?.(line, message);
+  };
+
+  // Commits the batch and the progress marker (up to `throughLine`, which covers skipped lines too) together.
+  const flush = async (throughLine: number) => {
+    const outcomes: Array<{ created: boolean; changed: boolean }> = [];
+    try {
+      await putMany(core, batch, {
+        events: false,
+        onItem: (r) => outcomes.push(r),
+        inTransaction: (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())),
+      });
+    } catch (err) {
+      const first = batch[0]?.line ?? throughLine;
+      throw new AppError(500, 'import_batch_failed', 'Import failed',
+        `lines ${first}–${throughLine} could not be written (${(err as Error).message}); nothing from them was saved. Re-run the same command to continue from line ${first}.`);
+    }
+    for (const o of outcomes) {
+      if (o.created) summary.created++;
+      else if (o.changed) summary.changed++;
+      else summary.unchanged++;
+    }
+    batch = [];
+    committedThrough = throughLine;
+    options.onProgress?.({ lines: linesThisRun, bytes: stream.bytesRead, totalBytes: size });
+  };
+
+  try {
+    for await (const text of reader) {
+      lineNo++;
+      if (lineNo <= resumedAfter) continue;
+      linesThisRun++;
+      if (text.trim() === '') continue;
+      try {
+        batch.push({ ...parseImportLine(text), line: lineNo });
+      } catch (err) {
+        if (!(err instanceof LineError)) throw err;
+        skip(lineNo, err.message);
+      }
+      if (batch.length >= batchSize) await flush(lineNo);
+    }
+    summary.lines = lineNo;
+    // The final flush also records progress for trailing skipped/blank lines, so a re-run has nothing left to do.
+    if (lineNo > committedThrough) await flush(lineNo);
+  } finally {
+    reader.close();
+    stream.destroy();
+  }
+  return summary;
+}
