@@ -1,5 +1,5 @@
 // Builds the HTTP server: each capability registers its routes as a plugin under its prefix.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import { redactUrl } from '../log.js';
 import { installProblemHandler } from './problem.js';
@@ -12,7 +12,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: core.log as FastifyBaseLogger,
     // We log one line per request ourselves, with credentials removed from the query string.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
   });
   app.addHook('onResponse', async (req, reply) => {
