@@ -7,6 +7,9 @@ import { registerHostToken } from './commands/host-token.js';
 import { registerImport } from './commands/import.js';
 import { registerDemo } from './commands/demo.js';
 import { registerAdmin } from './commands/admin.js';
+import { registerWebhooks } from './commands/webhooks.js';
+import { registerDeliveries } from './commands/deliveries.js';
+import { registerAlerts } from './commands/alerts.js';
 
 const program = new Command();
 program.name('waypost').description('Webhooks and a read-only REST API for a travel-booking product').showHelpAfterError();
@@ -16,6 +19,9 @@ registerHostToken(program);
 registerImport(program);
 registerDemo(program);
 registerAdmin(program);
+registerWebhooks(program);
+registerDeliveries(program);
+registerAlerts(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,5 +1,48 @@
-// Admin JSON API for webhooks, deliveries and alerts (placeholder: the webhooks issue fills this in).
+// Admin JSON API for webhooks, the delivery log and alerts, under /admin/api (the admin auth hook is applied by
+// src/admin/routes.ts). Thin: every handler calls the same service function the CLI uses; the services validate
+// and throw AppErrors naming the field, so bad input is a 400 problem, never a 500.
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
+import { EVENT_TYPES } from './catalog.js';
+import { getDelivery, listAlerts, listDeliveries, redeliver, type DeliveryQuery } from './delivery-log.js';
+import { createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, revealSecret, rotateSecret, updateWebhook } from './manage.js';
+import { sendTestEvent } from './test-send.js';
 
-export async function webhookAdminRoutes(_app: FastifyInstance, _opts: { core: Core }): Promise<void> {}
+type IdParams = { Params: { id: string } };
+
+export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
+  const { core } = opts;
+  // Action endpoints (enable, test, rotate…) take no body; clients that always send Content-Type: application/json
+  // with an empty body should not get a 400 for it.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    json(req, body as string, done);
+  });
+
+  app.get('/events', async () => EVENT_TYPES);
+
+  app.get('/webhooks', async () => listWebhooks(core));
+  app.post('/webhooks', async (req, reply) => reply.code(201).send(await createWebhook(core, req.body)));
+  app.get<IdParams>('/webhooks/:id', async (req) => getWebhook(core, req.params.id));
+  app.patch<IdParams>('/webhooks/:id', async (req) => updateWebhook(core, req.params.id, req.body));
+  app.delete<IdParams>('/webhooks/:id', async (req, reply) => {
+    await deleteWebhook(core, req.params.id);
+    return reply.code(204).send();
+  });
+  app.post<IdParams>('/webhooks/:id/enable', async (req) => enableWebhook(core, req.params.id));
+  app.post<IdParams>('/webhooks/:id/disable', async (req) => disableWebhookByAdmin(core, req.params.id));
+
+  // The secret is never part of a webhook's representation; only these two answers carry it.
+  app.get<IdParams>('/webhooks/:id/secret', async (req, reply) => reply.header('cache-control', 'no-store').send(await revealSecret(core, req.params.id)));
+  app.post<IdParams>('/webhooks/:id/secret/rotate', async (req, reply) => reply.header('cache-control', 'no-store').send(await rotateSecret(core, req.params.id)));
+
+  app.post<IdParams & { Body: { event_type?: unknown } | null }>('/webhooks/:id/test', async (req) => sendTestEvent(core, req.params.id, req.body?.event_type));
+
+  app.get<{ Querystring: DeliveryQuery }>('/deliveries', async (req) => listDeliveries(core, req.query));
+  app.get<IdParams>('/deliveries/:id', async (req) => getDelivery(core, req.params.id));
+  app.post<IdParams>('/deliveries/:id/redeliver', async (req, reply) => reply.code(201).send(await redeliver(core, req.params.id)));
+
+  app.get<{ Querystring: { page?: string; perpage?: string } }>('/alerts', async (req) => listAlerts(core, req.query));
+}

@@ -1,0 +1,222 @@
+// The delivery log (DESIGN.md "Delivery log"): every delivery and every attempt, newest first, with filters, the
+// detail of one delivery (its event envelope and attempts), manual redeliver, and the stored e-mail alerts.
+import type { Core } from '../core.js';
+import { conflict, invalidParameter, notFound } from '../errors.js';
+import { iso } from '../records/normalize.js';
+import { isEventType } from './catalog.js';
+import { webhookRow } from './manage.js';
+import { queueDelivery, wakeWorkers } from './outbox.js';
+import type { AlertRow, DeliveryRow, DeliveryStatus } from './tables.js';
+
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
+
+export interface DeliveryView {
+  id: string;
+  webhook_id: string;
+  webhook_name: string | null;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  cancel_reason: string | null;
+  redelivery_of: string | null;
+  test: boolean;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface AttemptView {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  request: { url: string; headers: Record<string, string>; body: string };
+  response: { status: number; headers: Record<string, string>; body: string } | null;
+  error: string | null;
+  success: boolean;
+}
+
+/** A delivery with its event envelope; `attempts` is the list here (its count is `attempt_count`). */
+export interface DeliveryDetail extends Omit<DeliveryView, 'attempts'> {
+  attempt_count: number;
+  event: { id: string; type: string; created_at: string; data: unknown } | null;
+  attempts: AttemptView[];
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  perpage: number;
+}
+
+export interface DeliveryQuery {
+  webhook_id?: string;
+  event_type?: string;
+  status?: string;
+  since?: string;
+  until?: string;
+  page?: number | string;
+  perpage?: number | string;
+}
+
+export interface AlertView {
+  id: string;
+  webhook_id: string;
+  webhook_name: string | null;
+  delivery_id: string | null;
+  level: AlertRow['level'];
+  recipient: string | null;
+  subject: string;
+  body: string;
+  status: AlertRow['status'];
+  error: string | null;
+  created_at: string;
+}
+
+// ---------- query parameters ----------
+
+function positiveInt(name: string, value: number | string | undefined, fallback: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw invalidParameter(name, `must be a whole number from 1 to ${max}`);
+  return n;
+}
+
+function isoParam(name: string, value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw invalidParameter(name, `must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z (got "${value}")`);
+  return iso(t);
+}
+
+export function pageParams(query: { page?: number | string; perpage?: number | string }): { page: number; perpage: number } {
+  return { page: positiveInt('page', query.page, 1, 1_000_000), perpage: positiveInt('perpage', query.perpage, 20, 100) };
+}
+
+// ---------- reading ----------
+
+type DeliveryJoined = DeliveryRow & { webhook_name: string | null; test: number | null };
+
+function deliveryView(r: DeliveryJoined): DeliveryView {
+  return {
+    id: r.id,
+    webhook_id: r.webhook_id,
+    webhook_name: r.webhook_name,
+    event_id: r.event_id,
+    event_type: r.event_type,
+    status: r.status,
+    attempts: r.attempts,
+    last_status: r.last_status,
+    last_error: r.last_error,
+    next_attempt_at: r.next_attempt_at === null ? null : iso(Number(r.next_attempt_at)),
+    cancel_reason: r.cancel_reason,
+    redelivery_of: r.redelivery_of,
+    test: r.test === 1,
+    created_at: r.created_at,
+    completed_at: r.completed_at,
+  };
+}
+
+function deliveriesJoined(core: Core) {
+  return core.db.selectFrom('deliveries')
+    .leftJoin('webhooks', 'webhooks.id', 'deliveries.webhook_id')
+    .leftJoin('events', 'events.id', 'deliveries.event_id')
+    .selectAll('deliveries')
+    .select(['webhooks.name as webhook_name', 'events.test as test']);
+}
+
+/** Deliveries newest first, filtered by webhook, event type, status and creation time. */
+export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Promise<Page<DeliveryView>> {
+  const { page, perpage } = pageParams(query);
+  if (query.status !== undefined && query.status !== '' && !(DELIVERY_STATUSES as readonly string[]).includes(query.status)) {
+    throw invalidParameter('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+  }
+  if (query.event_type !== undefined && query.event_type !== '' && !isEventType(query.event_type)) throw invalidParameter('event_type', 'is not a known event type');
+  const since = isoParam('since', query.since);
+  const until = isoParam('until', query.until);
+
+  let base = core.db.selectFrom('deliveries');
+  if (query.webhook_id) base = base.where('deliveries.webhook_id', '=', query.webhook_id);
+  if (query.event_type) base = base.where('deliveries.event_type', '=', query.event_type);
+  if (query.status) base = base.where('deliveries.status', '=', query.status as DeliveryStatus);
+  if (since) base = base.where('deliveries.created_at', '>=', since);
+  if (until) base = base.where('deliveries.created_at', '<', until);
+  const ids = await base.select('deliveries.id').orderBy('deliveries.created_at', 'desc').orderBy('deliveries.id', 'desc')
+    .limit(perpage).offset((page - 1) * perpage).execute();
+  const counted = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const rows = ids.length ? await deliveriesJoined(core).where('deliveries.id', 'in', ids.map((r) => r.id)).execute() : [];
+  const byId = new Map(rows.map((r) => [r.id, r as DeliveryJoined]));
+  return { items: ids.map((r) => deliveryView(byId.get(r.id)!)), total: Number(counted.n), page, perpage };
+}
+
+function parseJson<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export async function getDeliveryView(core: Core, id: string): Promise<DeliveryView> {
+  const row = await deliveriesJoined(core).where('deliveries.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(`Delivery ${id}`);
+  return deliveryView(row as DeliveryJoined);
+}
+
+/** One delivery with its event envelope and every attempt (request sent, response received). */
+export async function getDelivery(core: Core, id: string): Promise<DeliveryDetail> {
+  const delivery = await getDeliveryView(core, id);
+  const event = await core.db.selectFrom('events').selectAll().where('id', '=', delivery.event_id).executeTakeFirst();
+  const attempts = await core.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt', 'asc').execute();
+  return {
+    ...delivery,
+    attempt_count: delivery.attempts,
+    event: event ? { id: event.id, type: event.type, created_at: event.created_at, data: parseJson(event.data, null) } : null,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      started_at: a.started_at,
+      duration_ms: a.duration_ms,
+      request: { url: a.request_url, headers: parseJson(a.request_headers, {}), body: a.request_body },
+      response: a.response_status === null ? null : { status: a.response_status, headers: parseJson(a.response_headers, {}), body: a.response_body ?? '' },
+      error: a.error,
+      success: a.success === 1,
+    })),
+  };
+}
+
+// ---------- redeliver ----------
+
+/** A new delivery of the same event to the same webhook, due now; the original stays in the log unchanged. */
+export async function redeliver(core: Core, id: string): Promise<DeliveryView> {
+  const newId = await core.db.transaction().execute(async (trx) => {
+    const original = await trx.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!original) throw notFound(`Delivery ${id}`);
+    const webhook = await webhookRow(trx, original.webhook_id);
+    if (!webhook || webhook.deleted_at !== null) throw conflict('webhook_deleted', `The webhook ${original.webhook_id} of this delivery was deleted, so it cannot be redelivered.`);
+    if (webhook.active !== 1) {
+      throw conflict('webhook_disabled', `The webhook "${webhook.name}" is disabled${webhook.disabled_reason ? ` (${webhook.disabled_reason})` : ''}. Re-enable it first, then redeliver.`);
+    }
+    return queueDelivery(trx, core, { webhookId: original.webhook_id, eventId: original.event_id, eventType: original.event_type, redeliveryOf: original.id });
+  });
+  wakeWorkers(core);
+  core.log.info({ deliveryId: newId, redeliveryOf: id }, 'redelivery queued');
+  return getDeliveryView(core, newId);
+}
+
+// ---------- alerts ----------
+
+export async function listAlerts(core: Core, query: { page?: number | string; perpage?: number | string } = {}): Promise<Page<AlertView>> {
+  const { page, perpage } = pageParams(query);
+  const rows = await core.db.selectFrom('alerts')
+    .leftJoin('webhooks', 'webhooks.id', 'alerts.webhook_id')
+    .selectAll('alerts').select('webhooks.name as webhook_name')
+    .orderBy('alerts.created_at', 'desc').orderBy('alerts.id', 'desc')
+    .limit(perpage).offset((page - 1) * perpage)
+    .execute();
+  const counted = await core.db.selectFrom('alerts').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return { items: rows.map((r) => ({ ...r, webhook_name: r.webhook_name ?? null })), total: Number(counted.n), page, perpage };
+}

@@ -1,0 +1,81 @@
+// Delivery-log retention: finished deliveries (succeeded, failed, cancelled) with their attempts, events no delivery
+// refers to any more, and alerts are deleted once older than `log_retention_days` (setting; default
+// WAYPOST_LOG_RETENTION_DAYS). Pending deliveries are never pruned. Runs on worker processes (startRetention).
+import type { Core } from '../core.js';
+import { iso } from '../records/normalize.js';
+
+export const RETENTION_SETTING = 'log_retention_days';
+const DAY_MS = 86_400_000;
+const BATCH = 500;
+
+export interface PruneResult {
+  cutoff: string;
+  deliveries: number;
+  attempts: number;
+  events: number;
+  alerts: number;
+}
+
+/** The retention in days: the console's setting when it holds a valid number, else the configuration. */
+export async function retentionDays(core: Core): Promise<number> {
+  const row = await core.db.selectFrom('settings').select('value').where('name', '=', RETENTION_SETTING).executeTakeFirst();
+  const days = row ? Number(row.value.replace(/^"|"$/g, '')) : NaN; // "30" or the JSON string "\"30\""
+  if (Number.isInteger(days) && days >= 1) return days;
+  if (row) core.log.warn({ value: row.value }, `setting ${RETENTION_SETTING} is not a whole number of days; using WAYPOST_LOG_RETENTION_DAYS`);
+  return core.config.logRetentionDays;
+}
+
+/** Deletes log entries older than the retention, in small transactions so writers are never blocked for long. */
+export async function pruneDeliveryLog(core: Core): Promise<PruneResult> {
+  const cutoff = iso(core.clock.now() - (await retentionDays(core)) * DAY_MS);
+  const result: PruneResult = { cutoff, deliveries: 0, attempts: 0, events: 0, alerts: 0 };
+
+  for (;;) {
+    const ids = (await core.db.selectFrom('deliveries').select('id')
+      .where('status', '!=', 'pending')
+      .where((eb) => eb(eb.fn.coalesce('completed_at', 'created_at'), '<', cutoff))
+      .limit(BATCH).execute()).map((r) => r.id);
+    if (ids.length === 0) break;
+    await core.db.transaction().execute(async (trx) => {
+      const attempts = await trx.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst();
+      const deliveries = await trx.deleteFrom('deliveries').where('id', 'in', ids).where('status', '!=', 'pending').executeTakeFirst();
+      result.attempts += Number(attempts.numDeletedRows);
+      result.deliveries += Number(deliveries.numDeletedRows);
+    });
+    if (ids.length < BATCH) break;
+  }
+
+  const events = await core.db.deleteFrom('events')
+    .where('created_at', '<', cutoff)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.event_id', '=', 'events.id'))))
+    .executeTakeFirst();
+  result.events = Number(events.numDeletedRows);
+  const alerts = await core.db.deleteFrom('alerts').where('created_at', '<', cutoff).executeTakeFirst();
+  result.alerts = Number(alerts.numDeletedRows);
+
+  if (result.deliveries + result.events + result.alerts > 0) core.log.info(result, 'delivery log pruned');
+  return result;
+}
+
+/**
+ * Prunes now and then every `intervalMs` (default hourly) until stopped. Call it where the worker runs
+ * (`startWorker`), so one role does the cleaning. Failures are logged and retried at the next tick.
+ */
+export function startRetention(core: Core, intervalMs = 3_600_000): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    running ??= pruneDeliveryLog(core)
+      .then(() => undefined, (err: unknown) => core.log.error({ err }, 'delivery log pruning failed'))
+      .finally(() => { running = null; });
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return {
+    // Waits for a prune in progress, so the caller can close the store afterwards.
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

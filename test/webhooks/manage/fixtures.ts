@@ -1,0 +1,67 @@
+// Shared pieces for the webhook-management suites: a real local HTTP receiver, the admin bearer header, and
+// helpers that put deliveries into the log through the engine's own outbox functions.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Waypost } from '../../../src/sdk.js';
+import { ensureAdminToken } from '../../../src/admin/token.js';
+import { queueDelivery, recordEvent } from '../../../src/webhooks/outbox.js';
+import type { DeliveryStatus } from '../../../src/webhooks/tables.js';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** What the next requests are answered with. */
+  answer: { status: number; body: string; headers?: Record<string, string> };
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on a random port that records every request. */
+export async function startReceiver(answer: Receiver['answer'] = { status: 200, body: '{"ok":true}' }): Promise<Receiver> {
+  const received: Received[] = [];
+  const receiver: Receiver = { url: '', received, answer, close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(receiver.answer.status, { 'content-type': 'application/json', ...receiver.answer.headers });
+      res.end(receiver.answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  receiver.close = () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  return receiver;
+}
+
+export async function adminHeaders(wp: Waypost): Promise<Record<string, string>> {
+  return { authorization: `Bearer ${await ensureAdminToken(wp.core)}` };
+}
+
+/** Records an event and queues one delivery of it to `webhookId`, as the write path does; optionally finishes it. */
+export async function seedDelivery(wp: Waypost, webhookId: string, type = 'booking.created', status: DeliveryStatus = 'pending'): Promise<{ eventId: string; deliveryId: string }> {
+  const { core } = wp;
+  const ids = await core.db.transaction().execute(async (trx) => {
+    const eventId = await recordEvent(trx, core, { type, resource: 'bookings', recordId: 1, data: { id: 1, status: 'booked' } });
+    const deliveryId = await queueDelivery(trx, core, { webhookId, eventId, eventType: type });
+    return { eventId, deliveryId };
+  });
+  if (status !== 'pending') {
+    const now = new Date(core.clock.now()).toISOString();
+    await core.db.updateTable('deliveries')
+      .set({ status, attempts: 1, next_attempt_at: null, last_status: status === 'succeeded' ? 200 : 500, completed_at: now, updated_at: now })
+      .where('id', '=', ids.deliveryId).execute();
+  }
+  return ids;
+}
+
+/** A fake clock tests move forward by hand. */
+export function fakeClock(start = Date.parse('2026-03-01T12:00:00Z')) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => { now += ms; }, set: (t: number) => { now = t; } };
+}
