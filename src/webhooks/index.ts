@@ -1,14 +1,36 @@
-// Webhooks capability wiring (placeholder: the webhooks issue fills this in).
+// Webhooks capability wiring: the write listener (events + deliveries in the write's transaction), the after-commit
+// wake-up, and the delivery worker (started by `waypost serve` with role all or worker).
 import type { Core } from '../core.js';
+import { closeMailer } from '../alerts/mailer.js';
+import { recordEventsForChange } from './events.js';
+import { wakeWorkers } from './outbox.js';
+import { closeTargetAgent } from './send.js';
+import { DeliveryWorker } from './worker/loop.js';
 
 /** Registers the write listener that records events and queues deliveries (transactional outbox). */
-export function installWebhooks(_core: Core): void {}
+export function installWebhooks(core: Core): void {
+  core.writeListeners.push(async (trx, change, c) => {
+    await recordEventsForChange(trx, change, c);
+  });
+  // The write path announces every commit; a write that queued nothing costs the worker one empty claim.
+  core.bus.on('records.changed', () => wakeWorkers(core));
+}
 
 export interface Worker {
   stop(): Promise<void>;
 }
 
 /** Starts the delivery worker. */
-export async function startWorker(_core: Core): Promise<Worker> {
-  return { stop: async () => {} };
+export async function startWorker(core: Core): Promise<Worker> {
+  const worker = new DeliveryWorker(core).start();
+  core.log.info({ worker: worker.id, concurrency: core.config.deliveryConcurrency }, 'delivery worker started');
+  return {
+    async stop() {
+      await worker.stop();
+      await closeTargetAgent(core.config);
+      closeMailer(core.config);
+    },
+  };
 }
+
+export { DeliveryWorker };

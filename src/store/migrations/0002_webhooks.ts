@@ -84,6 +84,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('attempts_delivery').on('delivery_attempts').columns(['delivery_id', 'attempt']).execute();
   await db.schema.createIndex('alerts_created').on('alerts').columns(['created_at']).execute();
   await db.schema.createIndex('events_created').on('events').columns(['created_at']).execute();
+  // A payment's completion fires once: the event derivation looks for an earlier event of the same record.
+  await db.schema.createIndex('events_record').on('events').columns(['resource', 'record_id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

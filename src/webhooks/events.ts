@@ -1,0 +1,80 @@
+// Event derivation (DESIGN.md "Event kinds"): the write listener turns each RecordChange of a host write into
+// events, inside the write's transaction, and queues one pending delivery per active webhook subscribed to the
+// event (the transactional outbox). An event nobody subscribes to is not stored.
+import type { Kysely } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
+import type { Core } from '../core.js';
+import type { RecordChange } from '../host/changes.js';
+import { isLegacyEngine } from '../records/normalize.js';
+import type { Booking, Payment } from '../records/schemas.js';
+import type { Database } from '../store/tables.js';
+import type { EventType } from './catalog.js';
+import { queueDelivery, recordEvent } from './outbox.js';
+
+type Db = Kysely<Database>;
+
+const PAYMENT_EVENTS: EventType[] = ['booking.payment.completed', 'booking.due.payment.completed'];
+
+/** The event types a change fires, before the "once" check for payments. Deletions fire nothing. */
+export function deriveEventTypes(change: RecordChange): EventType[] {
+  const { before, after } = change;
+  if (after === null) return [];
+  switch (change.resource) {
+    case 'bookings': {
+      const b = after as Booking;
+      // Legacy bookings are absent from every API result, so they fire nothing either.
+      if (isLegacyEngine(b.engine_version)) return [];
+      const prev = before as Booking | null;
+      if (prev === null || isLegacyEngine(prev.engine_version)) return ['booking.created'];
+      // A real change: a new updated_at alone is not one.
+      return isDeepStrictEqual({ ...prev, updated_at: null }, { ...b, updated_at: null }) ? [] : ['booking.updated'];
+    }
+    case 'payments': {
+      const p = after as Payment;
+      const prev = before as Payment | null;
+      if (p.status !== 'completed' || prev?.status === 'completed') return [];
+      return [p.is_due_payment ? 'booking.due.payment.completed' : 'booking.payment.completed'];
+    }
+    case 'customers': return before === null ? ['customer.created'] : [];
+    case 'enquiries': return before === null ? ['enquiry.created'] : [];
+    case 'reviews': return before === null ? ['review.created'] : [];
+    default: return [];
+  }
+}
+
+interface Subscriber {
+  id: string;
+  events: string[];
+}
+
+async function activeSubscribers(db: Db): Promise<Subscriber[]> {
+  const rows = await db.selectFrom('webhooks').select(['id', 'events']).where('active', '=', 1).where('deleted_at', 'is', null).orderBy('id').execute();
+  return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[] }));
+}
+
+/** A payment completes once: a completed → refunded → completed payment does not fire again. */
+async function paymentAlreadyCompleted(db: Db, paymentId: number): Promise<boolean> {
+  const row = await db.selectFrom('events').select('id')
+    .where('resource', '=', 'payments').where('record_id', '=', paymentId).where('type', 'in', PAYMENT_EVENTS)
+    .limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The write listener (registered by installWebhooks). Runs inside the host write's transaction. */
+export async function recordEventsForChange(trx: Db, change: RecordChange, core: Core): Promise<number> {
+  const types = deriveEventTypes(change);
+  if (types.length === 0) return 0;
+  const webhooks = await activeSubscribers(trx);
+  let queued = 0;
+  for (const type of types) {
+    const subscribed = webhooks.filter((w) => w.events.includes(type));
+    if (subscribed.length === 0) continue;
+    if (change.resource === 'payments' && (await paymentAlreadyCompleted(trx, change.id))) continue;
+    const eventId = await recordEvent(trx, core, { type, resource: change.resource, recordId: change.id, data: change.after });
+    for (const w of subscribed) {
+      await queueDelivery(trx, core, { webhookId: w.id, eventId, eventType: type });
+      queued++;
+    }
+  }
+  return queued;
+}

@@ -1,0 +1,59 @@
+// Claimers: take up to `limit` due deliveries and lease them to one worker, atomically, so two workers never
+// claim the same delivery while its lease runs. A delivery is due when it is pending, its next attempt time has
+// come and it is not leased (or its lease expired: the worker that held it crashed). Two backends, one interface
+// (like fastify-rate-limit's LocalStore / RedisStore): SQLite serialises writers, so one UPDATE … RETURNING
+// suffices; PostgreSQL adds FOR UPDATE SKIP LOCKED so concurrent workers pass over each other's rows.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/tables.js';
+import type { DialectName } from '../../store/db.js';
+
+export interface Claimed {
+  id: string;
+  webhookId: string;
+  leaseUntil: number;
+}
+
+export interface Claimer {
+  claim(owner: string, limit: number, now: number, leaseMs: number): Promise<Claimed[]>;
+}
+
+function claimQuery(db: Kysely<Database>, skipLocked: boolean) {
+  return async (owner: string, limit: number, now: number, leaseMs: number): Promise<Claimed[]> => {
+    if (limit <= 0) return [];
+    const leaseUntil = now + leaseMs;
+    const rows = await db.updateTable('deliveries')
+      .set({ lease_owner: owner, lease_until: leaseUntil })
+      .where('id', 'in', (eb) => {
+        const due = eb.selectFrom('deliveries').select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
+          .orderBy('next_attempt_at').orderBy('id')
+          .limit(limit);
+        return skipLocked ? due.forUpdate().skipLocked() : due;
+      })
+      .returning(['id', 'webhook_id'])
+      .execute();
+    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil }));
+  };
+}
+
+export function sqliteClaimer(db: Kysely<Database>): Claimer {
+  return { claim: claimQuery(db, false) };
+}
+
+export function postgresClaimer(db: Kysely<Database>): Claimer {
+  return { claim: claimQuery(db, true) };
+}
+
+export function claimerFor(dialect: DialectName, db: Kysely<Database>): Claimer {
+  return dialect === 'postgres' ? postgresClaimer(db) : sqliteClaimer(db);
+}
+
+/** Extends a lease still held by `owner`; false when it was lost (expired and taken by another worker). */
+export async function renewLease(db: Kysely<Database>, id: string, owner: string, leaseUntil: number): Promise<boolean> {
+  const res = await db.updateTable('deliveries').set({ lease_until: leaseUntil })
+    .where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}

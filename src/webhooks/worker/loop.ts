@@ -1,0 +1,152 @@
+// The delivery worker: claims due deliveries (leased), runs them concurrently within the global and per-webhook
+// limits, and wakes on a new delivery (in-process bus, PostgreSQL NOTIFY) or on the poll timer (due retries,
+// expired leases). stop() claims nothing more, releases what has not started, lets in-flight attempts finish
+// for a grace period, then aborts and releases the rest: nothing is lost, at worst sent twice.
+import type { Core } from '../../core.js';
+import { newId } from '../../ids.js';
+import { attemptDelivery, releaseLease } from '../deliver.js';
+import { claimerFor, renewLease, type Claimed, type Claimer } from './claimer.js';
+import { listenForDeliveries, type Listener } from './listen.js';
+
+export class DeliveryWorker {
+  readonly id: string;
+  private readonly claimer: Claimer;
+  private readonly waiting: Claimed[] = [];
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly perWebhook = new Map<string, number>();
+  private readonly abort = new AbortController();
+  private ticking: Promise<void> | null = null;
+  private again = false;
+  private moreDue = false; // the last claim filled every free slot: more may be waiting
+  private stopped = false;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private listener: Listener | null = null;
+  private readonly onQueued = () => this.wake();
+
+  constructor(private readonly core: Core) {
+    this.id = newId('wrk', core.clock.now());
+    this.claimer = claimerFor(core.store.dialect, core.db);
+  }
+
+  /** Starts waking on new deliveries and polling for due retries. */
+  start(): this {
+    this.core.bus.on('deliveries.queued', this.onQueued);
+    if (this.core.store.dialect === 'postgres') this.listener = listenForDeliveries(this.core.store.url, this.core.log, this.onQueued);
+    this.pollTimer = setInterval(() => this.wake(), this.core.config.pollMs);
+    this.pollTimer.unref();
+    this.wake();
+    return this;
+  }
+
+  /** Claims and starts what is due now (coalesced: a wake during a claim runs one more claim after it). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = this.claimLoop().finally(() => { this.ticking = null; });
+  }
+
+  private async claimLoop(): Promise<void> {
+    do {
+      this.again = false;
+      const { deliveryConcurrency } = this.core.config;
+      const free = deliveryConcurrency - this.running.size - this.waiting.length;
+      if (free <= 0) {
+        this.moreDue = true;
+        return;
+      }
+      let claimed: Claimed[];
+      try {
+        claimed = await this.claimer.claim(this.id, free, this.core.clock.now(), this.core.config.leaseMs);
+      } catch (err) {
+        this.core.log.error({ err }, 'could not claim deliveries');
+        return;
+      }
+      this.moreDue = claimed.length === free;
+      if (this.stopped) {
+        await Promise.all(claimed.map((c) => releaseLease(this.core.db, c.id, this.id)));
+        return;
+      }
+      this.waiting.push(...claimed);
+      this.pump();
+      if (this.moreDue) this.again = true;
+    } while (this.again && !this.stopped);
+  }
+
+  /** Starts waiting deliveries whose webhook is below its concurrency limit, oldest first. */
+  private pump(): void {
+    const limit = this.core.config.perWebhookConcurrency;
+    for (let i = 0; i < this.waiting.length && !this.stopped; ) {
+      const item = this.waiting[i];
+      const busy = this.perWebhook.get(item.webhookId) ?? 0;
+      if (busy >= limit) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.perWebhook.set(item.webhookId, busy + 1);
+      this.running.set(item.id, this.run(item).finally(() => this.finished(item)));
+    }
+  }
+
+  private async run(item: Claimed): Promise<void> {
+    try {
+      // A delivery that waited for its webhook's turn long enough to risk its lease renews it first.
+      const now = this.core.clock.now();
+      if (item.leaseUntil - now < this.core.config.leaseMs / 2) {
+        if (!(await renewLease(this.core.db, item.id, this.id, now + this.core.config.leaseMs))) return;
+      }
+      await attemptDelivery(this.core, item.id, { owner: this.id, signal: this.abort.signal });
+    } catch (err) {
+      this.core.log.error({ err, delivery: item.id }, 'delivery attempt failed unexpectedly; it will be retried when its lease expires');
+    }
+  }
+
+  private finished(item: Claimed): void {
+    this.running.delete(item.id);
+    const n = (this.perWebhook.get(item.webhookId) ?? 1) - 1;
+    if (n > 0) this.perWebhook.set(item.webhookId, n);
+    else this.perWebhook.delete(item.webhookId);
+    this.pump();
+    if (this.moreDue) this.wake();
+  }
+
+  /** Number of deliveries claimed by this worker and not finished. */
+  get inFlight(): number {
+    return this.running.size + this.waiting.length;
+  }
+
+  /** For tests and one-shot runs: claim and run until nothing is due now and nothing is in flight. */
+  async drain(): Promise<void> {
+    for (;;) {
+      this.wake();
+      if (this.ticking) await this.ticking;
+      if (this.running.size === 0 && this.waiting.length === 0) return;
+      await Promise.all([...this.running.values()]);
+    }
+  }
+
+  async stop(graceMs = Math.min(this.core.config.deliveryTimeoutMs + 500, 8_000)): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.core.bus.off('deliveries.queued', this.onQueued);
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    await this.listener?.close();
+    if (this.ticking) await this.ticking;
+    const notStarted = this.waiting.splice(0);
+    await Promise.all(notStarted.map((c) => releaseLease(this.core.db, c.id, this.id)));
+    const inFlight = Promise.all([...this.running.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      inFlight.then(() => false),
+      new Promise<boolean>((r) => { timer = setTimeout(() => r(true), graceMs); }),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.abort.abort();
+      await inFlight;
+    }
+  }
+}
