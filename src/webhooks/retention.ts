@@ -3,8 +3,8 @@
 // WAYPOST_LOG_RETENTION_DAYS). Pending deliveries are never pruned. Runs on worker processes (startRetention).
 import type { Core } from '../core.js';
 import { iso } from '../records/normalize.js';
+import { getAdminSettings } from '../admin/settings.js';
 
-export const RETENTION_SETTING = 'log_retention_days';
 const DAY_MS = 86_400_000;
 const BATCH = 500;
 
@@ -16,13 +16,9 @@ export interface PruneResult {
   alerts: number;
 }
 
-/** The retention in days: the console's setting when it holds a valid number, else the configuration. */
+/** The effective retention in days: the console's setting, else WAYPOST_LOG_RETENTION_DAYS. */
 export async function retentionDays(core: Core): Promise<number> {
-  const row = await core.db.selectFrom('settings').select('value').where('name', '=', RETENTION_SETTING).executeTakeFirst();
-  const days = row ? Number(row.value.replace(/^"|"$/g, '')) : NaN; // "30" or the JSON string "\"30\""
-  if (Number.isInteger(days) && days >= 1) return days;
-  if (row) core.log.warn({ value: row.value }, `setting ${RETENTION_SETTING} is not a whole number of days; using WAYPOST_LOG_RETENTION_DAYS`);
-  return core.config.logRetentionDays;
+  return (await getAdminSettings(core)).log_retention_days;
 }
 
 /** Deletes log entries older than the retention, in small transactions so writers are never blocked for long. */
