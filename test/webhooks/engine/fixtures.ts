@@ -68,7 +68,8 @@ export async function startSmtp(): Promise<{ url: string; mails: Mail[]; close()
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        const subject = /^Subject: (.*(?:\r\n[ \t].*)*)/m.exec(raw)?.[1]?.replace(/\r\n[ \t]/g, ' ') ?? '';
+        const folded = /^Subject: (.*(?:\r\n[ \t].*)*)/m.exec(raw)?.[1] ?? '';
+        const subject = decodeWords(folded.replace(/\r\n[ \t]/g, ' '));
         mails.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
@@ -82,4 +83,16 @@ export async function startSmtp(): Promise<{ url: string; mails: Mail[]; close()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** The text of a received e-mail with quoted-printable soft breaks and escapes decoded. */
+export function mailText(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+}
+
+/** Decodes RFC 2047 encoded words (nodemailer encodes long or non-ASCII subjects). */
+function decodeWords(s: string): string {
+  return s.replace(/=\?UTF-8\?([QB])\?([^?]*)\?=\s*/gi, (_m, enc: string, text: string) => enc.toUpperCase() === 'B'
+    ? Buffer.from(text, 'base64').toString('utf8')
+    : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'));
 }
