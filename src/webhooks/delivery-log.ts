@@ -130,6 +130,9 @@ function deliveriesJoined(core: Core) {
 
 /** Deliveries newest first, filtered by webhook, event type, status and creation time. */
 export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Promise<Page<DeliveryView>> {
+  for (const [name, value] of Object.entries(query)) {
+    if (Array.isArray(value)) throw invalidParameter(name, 'give it once');
+  }
   const { page, perpage } = pageParams(query);
   if (query.status !== undefined && query.status !== '' && !(DELIVERY_STATUSES as readonly string[]).includes(query.status)) {
     throw invalidParameter('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
@@ -144,7 +147,8 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
   if (query.status) base = base.where('deliveries.status', '=', query.status as DeliveryStatus);
   if (since) base = base.where('deliveries.created_at', '>=', since);
   if (until) base = base.where('deliveries.created_at', '<', until);
-  const ids = await base.select('deliveries.id').orderBy('deliveries.created_at', 'desc').orderBy('deliveries.id', 'desc')
+  // Ids are time-sortable: newest first by id uses the primary key, or (webhook_id, id) for one webhook.
+  const ids = await base.select('deliveries.id').orderBy('deliveries.id', 'desc')
     .limit(perpage).offset((page - 1) * perpage).execute();
   const counted = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   const rows = ids.length ? await deliveriesJoined(core).where('deliveries.id', 'in', ids.map((r) => r.id)).execute() : [];

@@ -68,7 +68,7 @@ describe.each(DIALECTS)('delivery log admin API on %s', (dialect) => {
   });
 
   it('rejects bad filters with 400 naming the parameter', async () => {
-    for (const [query, parameter] of [['status=broken', 'status'], ['perpage=0', 'perpage'], ['perpage=101', 'perpage'], ['page=x', 'page'], ['since=yesterday', 'since'], ['event_type=booking.deleted', 'event_type']]) {
+    for (const [query, parameter] of [['status=broken', 'status'], ['perpage=0', 'perpage'], ['perpage=101', 'perpage'], ['page=x', 'page'], ['since=yesterday', 'since'], ['event_type=booking.deleted', 'event_type'], ['webhook_id=a&webhook_id=b', 'webhook_id']]) {
       const res = await get(`/admin/api/deliveries?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.parameter, query).toBe(parameter);
