@@ -11,6 +11,7 @@ import { buildApp } from './http/app.js';
 import { deleteRecord, putRecord, type PutResult } from './host/write.js';
 import type { Resource } from './records/schemas.js';
 import { installWebhooks, startWorker, type Worker } from './webhooks/index.js';
+import { closeApi, installApi } from './api/install.js';
 
 export interface WaypostOptions {
   /** Environment to read configuration from (default: process.env). */
@@ -52,6 +53,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
     throw err;
   }
   installWebhooks(core);
+  installApi(core);
 
   let app: FastifyInstance | null = null;
   let worker: Worker | null = null;
@@ -76,6 +78,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
     async close() {
       if (worker) await worker.stop();
       if (app) await app.close();
+      await closeApi(core);
       await store.close();
     },
   };

@@ -1,5 +1,43 @@
-// Admin JSON API for API keys and their usage (placeholder: filled in with the REST API).
+// Admin JSON API for API keys and their usage (the console's "API Keys" tab). The admin auth hook is applied by
+// src/admin/routes.ts. The key and secret are returned once, by the create call; lists show a key prefix only.
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { Core } from '../core.js';
+import { createApiKey, deleteApiKey, keyPrefix, listApiKeys, setApiKeyActive, type ApiKeyInfo } from './keys.js';
+import { apiServices } from './install.js';
+import { usageByKey } from './usage.js';
 
-export async function keyAdminRoutes(_app: FastifyInstance, _opts: { core: Core }): Promise<void> {}
+const CreateBody = Type.Object({
+  label: Type.String({ minLength: 1, maxLength: 200 }),
+  permissions: Type.Array(Type.String(), { minItems: 1, maxItems: 8 }),
+  rate_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()])),
+}, { additionalProperties: false });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** A key as lists show it: the key shortened, never the secret. */
+const listed = (k: ApiKeyInfo) => ({ ...k, key: keyPrefix(k.key) });
+
+export async function keyAdminRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
+  const { core } = opts;
+
+  app.get('/keys', async () => ({ keys: (await listApiKeys(core)).map(listed) }));
+
+  app.post('/keys', { schema: { body: CreateBody } }, async (req, reply) => {
+    const body = req.body as { label: string; permissions: string[]; rate_limit?: number | null };
+    const created = await createApiKey(core, { label: body.label, permissions: body.permissions, rateLimit: body.rate_limit ?? null });
+    return reply.code(201).send(created);
+  });
+
+  app.post('/keys/:id/disable', { schema: { params: IdParams } }, async (req) => listed(await setApiKeyActive(core, (req.params as { id: string }).id, false)));
+  app.post('/keys/:id/enable', { schema: { params: IdParams } }, async (req) => listed(await setApiKeyActive(core, (req.params as { id: string }).id, true)));
+
+  app.delete('/keys/:id', { schema: { params: IdParams } }, async (req, reply) => {
+    await deleteApiKey(core, (req.params as { id: string }).id);
+    return reply.code(204).send();
+  });
+
+  app.get('/keys/usage', async () => {
+    await apiServices(core).usage.flush(); // include this process's unflushed counts
+    return { days: 7, keys: await usageByKey(core, 7) };
+  });
+}

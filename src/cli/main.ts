@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import { AppError } from '../errors.js';
 import { registerServe } from './commands/serve.js';
 import { registerHostToken } from './commands/host-token.js';
+import { registerKeys } from './commands/keys.js';
 import { registerImport } from './commands/import.js';
 import { registerDemo } from './commands/demo.js';
 import { registerAdmin } from './commands/admin.js';
@@ -16,6 +17,7 @@ program.name('waypost').description('Webhooks and a read-only REST API for a tra
 
 registerServe(program);
 registerHostToken(program);
+registerKeys(program);
 registerImport(program);
 registerDemo(program);
 registerAdmin(program);

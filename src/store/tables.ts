@@ -4,6 +4,7 @@
 import type { Generated } from 'kysely';
 import type { WebhookTables } from '../webhooks/tables.js';
 import type { AdminTables } from '../admin/tables.js';
+import type { ApiTables } from '../api/tables.js';
 
 export interface TripRow {
   id: number;
@@ -107,6 +108,6 @@ export interface RecordTables {
   import_progress: ImportProgressRow;
 }
 
-export interface Database extends RecordTables, WebhookTables, AdminTables {}
+export interface Database extends RecordTables, WebhookTables, AdminTables, ApiTables {}
 
 export type { Generated };

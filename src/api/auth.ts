@@ -1,0 +1,117 @@
+// API key authentication, permissions and rate limiting, applied by one hook to every route whose config names a
+// permission (`config: { apiPermission: 'bookings.list' }`, or '*' for any active key).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Core } from '../core.js';
+import { AppError, tooManyRequests, unauthorized } from '../errors.js';
+import { secretMatches } from './keys.js';
+import type { ApiServices } from './install.js';
+import type { WindowCount } from './rate-limit.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    apiPermission?: string;
+  }
+  interface FastifyRequest {
+    apiKey?: { id: string; permissions: string[] };
+    /** The key a request named, even when it failed (usage counts). */
+    apiKeyId?: string;
+  }
+}
+
+export const QUERY_CREDENTIALS_WARNING = '299 - "Credentials in the query string are logged by proxies; use the Access-Token and Access-Secret headers"';
+const LAST_USED_EVERY_MS = 60_000;
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Takes the credentials from the headers or the query string, and removes them from the query (never cached, validated or echoed). */
+function takeCredentials(req: FastifyRequest, reply: FastifyReply): { token?: string; secret?: string } {
+  const query = req.query as Record<string, unknown> | undefined;
+  const fromQuery = { token: query?.accesstoken, secret: query?.accesssecret };
+  if (query) {
+    delete query.accesstoken;
+    delete query.accesssecret;
+  }
+  const token = headerValue(req.headers['access-token']);
+  const secret = headerValue(req.headers['access-secret']);
+  if (token !== undefined || secret !== undefined) return { token, secret };
+  if (fromQuery.token !== undefined || fromQuery.secret !== undefined) {
+    reply.header('Warning', QUERY_CREDENTIALS_WARNING);
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    return { token: str(fromQuery.token), secret: str(fromQuery.secret) };
+  }
+  return {};
+}
+
+/** X-RateLimit-* and the IETF RateLimit / RateLimit-Policy headers. */
+function setRateLimitHeaders(reply: FastifyReply, limit: number, windowS: number, w: WindowCount, now: number): number {
+  const remaining = Math.max(0, limit - w.count);
+  const resetIn = Math.max(0, Math.ceil((w.resetAt - now) / 1000));
+  reply.header('X-RateLimit-Limit', String(limit));
+  reply.header('X-RateLimit-Remaining', String(remaining));
+  reply.header('X-RateLimit-Reset', String(Math.ceil(w.resetAt / 1000)));
+  reply.header('RateLimit-Policy', `${limit};w=${windowS}`);
+  reply.header('RateLimit', `limit=${limit}, remaining=${remaining}, reset=${resetIn}`);
+  return resetIn;
+}
+
+export function authenticate(core: Core, services: ApiServices) {
+  const { config } = core;
+  const windowS = config.rateLimitWindowS;
+  const windowMs = windowS * 1000;
+  const lastUsedWrites = new Map<string, number>();
+
+  const touchLastUsed = (id: string, lastUsedAt: string | null, now: number) => {
+    const last = Math.max(lastUsedAt ? Date.parse(lastUsedAt) : 0, lastUsedWrites.get(id) ?? 0);
+    if (now - last < LAST_USED_EVERY_MS) return;
+    lastUsedWrites.set(id, now);
+    core.db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', id).execute()
+      .catch((err) => core.log.warn({ err }, 'could not record last_used_at'));
+  };
+
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const permission = req.routeOptions.config?.apiPermission;
+    if (!permission) return;
+    const now = core.clock.now();
+    const ipBucket = `authfail:${req.ip}`;
+    const { token, secret } = takeCredentials(req, reply);
+
+    // An address that failed too often is refused for the rest of the window, even with good credentials,
+    // so guessing cannot continue.
+    const failures = await services.limiter.peek(ipBucket, windowMs, now);
+    if (failures.count >= config.authFailLimit) {
+      const retry = setRateLimitHeaders(reply, config.authFailLimit, windowS, failures, now);
+      throw tooManyRequests(`Too many failed authentications from this address; try again in ${retry} s.`, retry);
+    }
+
+    const fail = async (err: AppError): Promise<never> => {
+      const w = await services.limiter.hit(ipBucket, windowMs, now);
+      setRateLimitHeaders(reply, config.authFailLimit, windowS, w, now);
+      throw err;
+    };
+
+    if (!token || !secret) {
+      await fail(unauthorized('missing_credentials', 'Send your API key and secret in the Access-Token and Access-Secret headers.'));
+    }
+    const row = token!.length <= 200
+      ? await core.db.selectFrom('api_keys').select(['id', 'secret_hash', 'permissions', 'active', 'rate_limit', 'last_used_at']).where('key', '=', token!).executeTakeFirst()
+      : undefined;
+    if (!row) return fail(unauthorized('unknown_key', 'No API key matches this Access-Token.'));
+    req.apiKeyId = row.id;
+    if (!secretMatches(secret!, row.secret_hash)) return fail(unauthorized('invalid_secret', 'The Access-Secret does not match this API key.'));
+    if (row.active !== 1) return fail(unauthorized('key_disabled', 'This API key is disabled; an administrator can re-enable it.'));
+
+    const limit = row.rate_limit ?? config.rateLimit;
+    const used = await services.limiter.hit(`key:${row.id}`, windowMs, now);
+    const retry = setRateLimitHeaders(reply, limit, windowS, used, now);
+    touchLastUsed(row.id, row.last_used_at, now);
+    if (used.count > limit) throw tooManyRequests(`Rate limit of ${limit} requests per ${windowS} s reached; try again in ${retry} s.`, retry);
+
+    const permissions = JSON.parse(row.permissions) as string[];
+    if (permission !== '*' && !permissions.includes(permission)) {
+      throw unauthorized('missing_permission', `This API key lacks the "${permission}" permission.`);
+    }
+    req.apiKey = { id: row.id, permissions };
+  };
+}

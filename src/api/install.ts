@@ -1,0 +1,54 @@
+// Wiring of the API capability's shared state: the response cache, the rate limiter and the usage counter, one
+// set per Core. Memory stores by default; Redis stores when REDIS_URL is set (shared by every API process).
+import { Redis } from 'ioredis';
+import type { Core } from '../core.js';
+import { MemoryCache, NoCache, type CacheStore } from './cache.js';
+import { RedisCache } from './cache-redis.js';
+import { MemoryRateLimiter, type RateLimitStore } from './rate-limit.js';
+import { RedisRateLimiter } from './rate-limit-redis.js';
+import { UsageCounter } from './usage.js';
+
+export interface ApiServices {
+  cache: CacheStore;
+  limiter: RateLimitStore;
+  usage: UsageCounter;
+}
+
+const services = new WeakMap<Core, ApiServices & { redis: Redis | null }>();
+
+/** The API's stores for this Core, created on first use. */
+export function apiServices(core: Core): ApiServices {
+  let s = services.get(core);
+  if (!s) {
+    const { config } = core;
+    const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+    redis?.on('error', (err) => core.log.warn({ err: err.message }, 'redis error'));
+    const prefix = `${config.serviceName.toLowerCase()}:${config.namespace}:`;
+    const cache = config.cacheTtlS === 0 ? new NoCache() : redis ? new RedisCache(redis, prefix) : new MemoryCache(config.cacheMaxBytes, () => core.clock.now());
+    const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
+    s = { cache, limiter, usage: new UsageCounter(core), redis };
+    services.set(core, s);
+  }
+  return s;
+}
+
+/**
+ * Called once by createWaypost(): any write through this Core (Host API, SDK, import) invalidates the cached
+ * responses of the resources it changed, in this process and (with Redis) in every API process.
+ */
+export function installApi(core: Core): void {
+  core.bus.on('records.changed', (resources) => {
+    apiServices(core).cache.invalidate(resources).catch((err) => core.log.error({ err, resources }, 'cache invalidation failed'));
+  });
+}
+
+/** Flushes usage counts and closes the stores (Waypost.close()). */
+export async function closeApi(core: Core): Promise<void> {
+  const s = services.get(core);
+  if (!s) return;
+  services.delete(core);
+  await s.usage.close();
+  await s.cache.close();
+  await s.limiter.close();
+  await s.redis?.quit().catch(() => {});
+}

@@ -1,0 +1,49 @@
+// Fixed-window request counters (per API key, and per client IP for failed authentication). Stores share one
+// tiny interface (memory / Redis); windows are aligned to the clock so every process agrees on when they reset.
+
+export interface WindowCount {
+  count: number;
+  /** ms since the epoch when the window ends and the count starts again. */
+  resetAt: number;
+}
+
+export interface RateLimitStore {
+  /** Counts one request in the current window and returns the count including it. */
+  hit(bucket: string, windowMs: number, now: number): Promise<WindowCount>;
+  /** The current count without adding to it. */
+  peek(bucket: string, windowMs: number, now: number): Promise<WindowCount>;
+  close(): Promise<void>;
+}
+
+export const windowStart = (now: number, windowMs: number) => Math.floor(now / windowMs) * windowMs;
+
+export class MemoryRateLimiter implements RateLimitStore {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  private lastSweep = 0;
+
+  async hit(bucket: string, windowMs: number, now: number): Promise<WindowCount> {
+    const start = windowStart(now, windowMs);
+    this.sweep(start);
+    const w = this.windows.get(bucket);
+    if (w && w.start === start) w.count += 1;
+    else this.windows.set(bucket, { start, count: 1 });
+    return { count: this.windows.get(bucket)!.count, resetAt: start + windowMs };
+  }
+
+  async peek(bucket: string, windowMs: number, now: number): Promise<WindowCount> {
+    const start = windowStart(now, windowMs);
+    const w = this.windows.get(bucket);
+    return { count: w && w.start === start ? w.count : 0, resetAt: start + windowMs };
+  }
+
+  /** Drops finished windows now and then, so the map holds only active clients. */
+  private sweep(currentStart: number): void {
+    if (currentStart === this.lastSweep) return;
+    this.lastSweep = currentStart;
+    for (const [k, w] of this.windows) if (w.start < currentStart) this.windows.delete(k);
+  }
+
+  async close(): Promise<void> {
+    this.windows.clear();
+  }
+}

@@ -1,0 +1,89 @@
+// Per-key API usage (requests, 4xx, 429 per day). Counted in memory and flushed to api_usage every few seconds
+// and on close: one upsert per key and day, never one write per request.
+import { sql } from 'kysely';
+import type { Core } from '../core.js';
+
+interface Counts {
+  requests: number;
+  client_errors: number;
+  rate_limited: number;
+}
+
+export interface KeyUsage {
+  key_id: string;
+  label: string;
+  days: Array<{ day: string } & Counts>;
+  totals: Counts;
+}
+
+export class UsageCounter {
+  private pending = new Map<string, Counts>();
+  private readonly timer: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly core: Core, flushEveryMs = 5_000) {
+    this.timer = setInterval(() => void this.flush().catch((err) => core.log.warn({ err }, 'api usage flush failed')), flushEveryMs);
+    this.timer.unref();
+  }
+
+  record(keyId: string, status: number): void {
+    const day = new Date(this.core.clock.now()).toISOString().slice(0, 10);
+    const k = `${keyId}|${day}`;
+    const c = this.pending.get(k) ?? { requests: 0, client_errors: 0, rate_limited: 0 };
+    c.requests += 1;
+    if (status >= 400 && status < 500) c.client_errors += 1;
+    if (status === 429) c.rate_limited += 1;
+    this.pending.set(k, c);
+  }
+
+  /** Writes the pending counts in one transaction (serialised, so two flushes never add the same counts). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write(), () => this.write());
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      await this.core.db.transaction().execute(async (trx) => {
+        for (const [k, c] of batch) {
+          const [key_id, day] = k.split('|');
+          await trx.insertInto('api_usage').values({ key_id, day, ...c })
+            .onConflict((oc) => oc.columns(['key_id', 'day']).doUpdateSet({
+              requests: sql`api_usage.requests + ${c.requests}`,
+              client_errors: sql`api_usage.client_errors + ${c.client_errors}`,
+              rate_limited: sql`api_usage.rate_limited + ${c.rate_limited}`,
+            }))
+            .execute();
+        }
+      });
+    } catch (err) {
+      // Put the counts back so the next flush retries them.
+      for (const [k, c] of batch) {
+        const p = this.pending.get(k) ?? { requests: 0, client_errors: 0, rate_limited: 0 };
+        this.pending.set(k, { requests: p.requests + c.requests, client_errors: p.client_errors + c.client_errors, rate_limited: p.rate_limited + c.rate_limited });
+      }
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush().catch((err) => this.core.log.warn({ err }, 'api usage flush failed'));
+  }
+}
+
+/** Usage of every existing key over the last `days` days (today included), oldest day first. */
+export async function usageByKey(core: Core, days = 7): Promise<KeyUsage[]> {
+  const today = new Date(core.clock.now());
+  const from = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - (days - 1))).toISOString().slice(0, 10);
+  const keys = await core.db.selectFrom('api_keys').select(['id', 'label']).orderBy('created_at').orderBy('id').execute();
+  const rows = await core.db.selectFrom('api_usage').selectAll().where('day', '>=', from).orderBy('day').execute();
+  return keys.map((k) => {
+    const mine = rows.filter((r) => r.key_id === k.id).map((r) => ({ day: r.day, requests: Number(r.requests), client_errors: Number(r.client_errors), rate_limited: Number(r.rate_limited) }));
+    const totals = mine.reduce((t, d) => ({ requests: t.requests + d.requests, client_errors: t.client_errors + d.client_errors, rate_limited: t.rate_limited + d.rate_limited }), { requests: 0, client_errors: 0, rate_limited: 0 });
+    return { key_id: k.id, label: k.label, days: mine, totals };
+  });
+}
