@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createWaypost, type Waypost } from '../../src/sdk.js';
+import { createLogger } from '../../src/log.js';
+import { demoCatalogue } from '../../src/demo/catalogue.js';
+import { isLegacyEngine } from '../../src/records/normalize.js';
+import { runCli, tempSqliteUrl } from './run.js';
+
+const sh = promisify(execFile);
+
+describe('waypost demo', () => {
+  const DATABASE_URL = tempSqliteUrl();
+  let server: Waypost;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    // The API server a user would have running (`npm start`), on the database the CLI seeds.
+    server = await createWaypost({ env: { DATABASE_URL }, config: { port: 0, host: '127.0.0.1' }, logger: createLogger('silent') });
+    const { url } = await server.serve('api');
+    baseUrl = url!;
+  });
+  afterAll(async () => server?.close());
+
+  it('seeds the catalogue, creates a key and prints a curl line that works as pasted', async () => {
+    const run = await runCli(['demo'], { DATABASE_URL, WAYPOST_BASE_URL: baseUrl });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/bookings\s+200 new, 0 changed, 0 unchanged/);
+    expect(run.stdout).toContain('8 bookings predate engine 6.7.0');
+    expect(run.stdout).not.toContain('npm start'); // the server is running, so no hint
+    const curl = run.stdout.split('\n').map((l) => l.trim()).find((l) => l.startsWith('curl '));
+    expect(curl).toMatch(new RegExp(`^curl -s -H 'Access-Token: wpk_\\w+' -H 'Access-Secret: wps_[\\w-]+' '${baseUrl}/rest/waypost/api/v1/bookings\\?perpage=5'$`));
+
+    // The ready-to-paste line, run by a shell exactly as printed (with -i to see the status and headers).
+    const { stdout } = await sh('sh', ['-c', curl!.replace(/^curl -s /, 'curl -s -i ')]);
+    const [head, body] = stdout.split(/\r\n\r\n/);
+    expect(head).toMatch(/^HTTP\/1\.1 200/);
+    const bookings = JSON.parse(body) as Array<{ id: number; engine_version: string }>;
+    expect(bookings).toHaveLength(5);
+    expect(bookings.every((b) => !isLegacyEngine(b.engine_version))).toBe(true);
+    const legacyIds = demoCatalogue().bookings.filter((b) => isLegacyEngine(b.data.engine_version)).map((b) => b.id);
+    expect(head).toMatch(new RegExp(`x-total-count: ${200 - legacyIds.length}`, 'i'));
+  }, 60_000);
+
+  it('hides legacy bookings from the API and marks cart 3.0 ones incomplete', async () => {
+    const run = await runCli(['demo', '--json'], { DATABASE_URL, WAYPOST_BASE_URL: baseUrl });
+    const out = JSON.parse(run.stdout);
+    const headers = { 'access-token': out.key.key, 'access-secret': out.key.secret };
+    const catalogue = demoCatalogue().bookings;
+    const legacy = catalogue.find((b) => isLegacyEngine(b.data.engine_version))!;
+    const oldCart = catalogue.find((b) => b.data.cart_version === '3.0' && !isLegacyEngine(b.data.engine_version))!;
+    const root = `${baseUrl}/rest/waypost/api/v1`;
+    expect((await fetch(`${root}/bookings/${legacy.id}`, { headers })).status).toBe(404);
+    const incomplete = await (await fetch(`${root}/bookings/${oldCart.id}`, { headers })).json();
+    expect(incomplete).toMatchObject({ id: oldCart.id, data_complete: false });
+    expect(incomplete.trips[0].line_items).toEqual([]);
+  }, 60_000);
+
+  it('is idempotent and prints machine-readable output with --json', async () => {
+    const run = await runCli(['demo', '--json'], { DATABASE_URL, WAYPOST_BASE_URL: baseUrl });
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out.seeded.bookings).toEqual({ created: 0, changed: 0, unchanged: 200 });
+    expect(out.seeded.payments.created + out.seeded.payments.changed).toBe(0);
+    expect(out).toMatchObject({ legacy_bookings: 8, server_running: true, key: { permissions: expect.arrayContaining(['bookings.list', 'bookings.read', 'trips.list', 'customers.read', 'payments.list']) } });
+    expect(out.key.secret).toMatch(/^wps_/);
+    expect(out.curl).toContain(out.key.secret);
+  }, 60_000);
+
+  it('tells the user to start the server when nothing answers', async () => {
+    const run = await runCli(['demo'], { DATABASE_URL: tempSqliteUrl(), WAYPOST_BASE_URL: 'http://127.0.0.1:9' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('start the server first with `npm start`');
+    expect(run.stdout).toContain("'http://127.0.0.1:9/rest/waypost/api/v1/bookings?perpage=5'");
+  }, 60_000);
+});
