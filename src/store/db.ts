@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import type { Database } from './tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -20,6 +20,21 @@ export interface Store {
 // COUNT(*) and BIGINT ids come back as strings by default; our ids fit in a JS number.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/**
+ * SQLite transactions take the write lock up front (BEGIN IMMEDIATE): a transaction that reads before it writes
+ * then waits for another process's writer (busy_timeout) instead of failing with SQLITE_BUSY when it upgrades.
+ * (The worker and CLI commands may write to the same file as the server.)
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
+  }
+}
+
 export function openStore(url: string, options: { poolSize?: number } = {}): Store {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
@@ -29,7 +44,7 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
     return { db, dialect: 'sqlite', url, close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });

@@ -32,8 +32,8 @@ export class DeliveryWorker {
   start(): this {
     this.core.bus.on('deliveries.queued', this.onQueued);
     if (this.core.store.dialect === 'postgres') this.listener = listenForDeliveries(this.core.store.url, this.core.log, this.onQueued);
+    // Not unref'd: a worker-only process has nothing else keeping it alive.
     this.pollTimer = setInterval(() => this.wake(), this.core.config.pollMs);
-    this.pollTimer.unref();
     this.wake();
     return this;
   }
