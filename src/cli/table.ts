@@ -1,4 +1,5 @@
-// Aligned plain-text tables for the CLI's human output (`--json` prints the data instead).
+// Aligned plain-text tables for the CLI's human output (`--json` prints the data instead), and option parsing.
+import { InvalidArgumentError } from 'commander';
 
 /** Columns padded to their widest cell; an empty list prints `empty`. */
 export function table(headers: string[], rows: Array<Array<string | number | null | undefined>>, empty = '(none)'): string {
@@ -12,4 +13,13 @@ export function table(headers: string[], rows: Array<Array<string | number | nul
 export function fields(pairs: Array<[string, string | number | boolean | null | undefined]>): string {
   const width = Math.max(...pairs.map(([k]) => k.length));
   return pairs.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v === null || v === undefined || v === '' ? '-' : String(v)}`).join('\n');
+}
+
+/** A commander option parser for a whole number from 1 to `max`. */
+export function wholeNumber(max: number): (value: string) => number {
+  return (value) => {
+    const n = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`expected a whole number from 1 to ${max}.`);
+    return n;
+  };
 }

@@ -2,17 +2,17 @@
 import type { Command } from 'commander';
 import { listAlerts } from '../../webhooks/delivery-log.js';
 import { output, withWaypost } from '../context.js';
-import { table } from '../table.js';
+import { table, wholeNumber } from '../table.js';
 
 export function registerAlerts(program: Command): void {
   const alerts = program.command('alerts').description('Failure alerts (e-mails sent, or stored when SMTP is not set)');
 
   alerts.command('list')
     .description('Alerts, newest first')
-    .option('--limit <n>', 'how many (1-100)', '20')
-    .option('--page <n>', 'which page', '1')
+    .option('--limit <n>', 'how many (1-100)', wholeNumber(100), 20)
+    .option('--page <n>', 'which page', wholeNumber(1_000_000), 1)
     .option('--json', 'machine-readable output')
-    .action(async (opts: { limit: string; page: string; json?: boolean }) => {
+    .action(async (opts: { limit: number; page: number; json?: boolean }) => {
       await withWaypost(async (wp) => {
         const page = await listAlerts(wp.core, { perpage: opts.limit, page: opts.page });
         output(opts.json, page, () => table(

@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import { DELIVERY_STATUSES, getDelivery, listDeliveries, redeliver } from '../../webhooks/delivery-log.js';
 import { EVENT_TYPE_NAMES } from '../../webhooks/catalog.js';
 import { output, withWaypost } from '../context.js';
-import { fields, table } from '../table.js';
+import { fields, table, wholeNumber } from '../table.js';
 
 export function registerDeliveries(program: Command): void {
   const deliveries = program.command('deliveries').description('The delivery log: list, show, redeliver');
@@ -14,10 +14,10 @@ export function registerDeliveries(program: Command): void {
     .option('--webhook <id>', 'only this webhook\'s deliveries')
     .addOption(new Option('--status <status>', 'only deliveries in this state').choices([...DELIVERY_STATUSES]))
     .addOption(new Option('--event <type>', 'only this event type').choices([...EVENT_TYPE_NAMES]))
-    .option('--limit <n>', 'how many (1-100)', '20')
-    .option('--page <n>', 'which page of --limit deliveries', '1')
+    .option('--limit <n>', 'how many (1-100)', wholeNumber(100), 20)
+    .option('--page <n>', 'which page of --limit deliveries', wholeNumber(1_000_000), 1)
     .option('--json', 'machine-readable output')
-    .action(async (opts: { webhook?: string; status?: string; event?: string; limit: string; page: string; json?: boolean }) => {
+    .action(async (opts: { webhook?: string; status?: string; event?: string; limit: number; page: number; json?: boolean }) => {
       await withWaypost(async (wp) => {
         const page = await listDeliveries(wp.core, { webhook_id: opts.webhook, status: opts.status, event_type: opts.event, perpage: opts.limit, page: opts.page });
         output(opts.json, page, () => {

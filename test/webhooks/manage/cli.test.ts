@@ -124,6 +124,9 @@ describe('webhooks, deliveries and alerts CLI', { timeout: 180_000 }, () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+CREATED\s+WEBHOOK\s+EVENT\s+STATUS\s+HTTP/);
     expect(table.stdout).toContain('CRM sync');
     expect(table.stdout).toContain('enquiry.created (test)');
+    const badLimit = await waypost('deliveries', 'list', '--limit', '500');
+    expect(badLimit.code).not.toBe(0);
+    expect(badLimit.stderr).toContain('--limit');
     const badStatus = await waypost('deliveries', 'list', '--status', 'exploded');
     expect(badStatus.code).not.toBe(0);
     expect(badStatus.stderr).toContain('exploded');
