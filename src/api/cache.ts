@@ -32,7 +32,7 @@ export class MemoryCache implements CacheStore {
   private readonly generations = new Map<string, number>();
 
   constructor(maxBytes: number, now: () => number) {
-    this.lru = new LRUCache<string, CachedResponse>({ maxSize: Math.max(maxBytes, 1), sizeCalculation: sizeOf, ttlAutopurge: false, perf: { now } });
+    this.lru = new LRUCache<string, CachedResponse>({ maxSize: Math.max(maxBytes, 1), sizeCalculation: sizeOf, ttlAutopurge: false, ttlResolution: 0, perf: { now } });
   }
 
   private gen(resource: string): number {
