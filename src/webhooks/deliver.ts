@@ -72,10 +72,10 @@ async function prepare(core: Core, deliveryId: string, manual: boolean): Promise
   const webhook = await core.db.selectFrom('webhooks').selectAll().where('id', '=', delivery.webhook_id).executeTakeFirst();
   const event = await core.db.selectFrom('events').selectAll().where('id', '=', delivery.event_id).executeTakeFirst();
   // The webhook may have been deleted or disabled since the delivery was queued: cancel instead of sending. An
-  // explicit attempt (an admin's "Send test" or redeliver) may still reach a disabled webhook.
+  // explicit attempt, and an admin's "Send test" sample (whoever picks it up), may still reach a disabled webhook.
   const reason = !webhook || webhook.deleted_at !== null ? 'webhook deleted'
     : !event ? 'event no longer exists'
-    : webhook.active !== 1 && !manual ? `webhook disabled${webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}`
+    : webhook.active !== 1 && !manual && event.test !== 1 ? `webhook disabled${webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}`
     : null;
   if (reason !== null) return cancel(core, delivery, reason);
   return { delivery, webhook: webhook!, event: event!, attempt: Number(delivery.attempts) + 1 };
