@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
+import { apiRoot } from '../config.js';
 
 export const SECURITY: Array<Record<string, string[]>> = [{ AccessToken: [], AccessSecret: [] }, { AccessTokenQuery: [], AccessSecretQuery: [] }];
 
@@ -38,6 +39,8 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
   api.get('/openapi.json', { schema: { hide: true } }, async (_req, reply) => reply.type('application/json; charset=utf-8').send(api.swagger()));
   await api.register(swaggerUi, {
     routePrefix: '/docs',
+    // The page links its assets by absolute path; inside our prefixed scope it must be told the prefix.
+    indexPrefix: apiRoot(config),
     uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false },
     staticCSP: true,
   });

@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { DIALECTS } from '../helpers/db.js';
+import { testWaypost } from '../helpers/waypost.js';
+import { ensureAdminToken } from '../../src/admin/token.js';
+import { apiRoot } from '../../src/config.js';
+import type { Waypost } from '../../src/sdk.js';
+import { fakeClock } from './setup.js';
+
+describe.each(DIALECTS)('admin API for API keys on %s', (dialect) => {
+  let wp: Waypost;
+  let app: FastifyInstance;
+  let admin: Record<string, string>;
+  const clock = fakeClock(Date.parse('2026-03-05T12:00:00Z'));
+  beforeEach(async () => {
+    wp = await testWaypost({ dialect, clock, config: { rateLimit: 2 } });
+    app = await wp.app();
+    admin = { authorization: `Bearer ${await ensureAdminToken(wp.core)}` };
+  });
+  afterEach(async () => wp.close());
+
+  const create = (payload: unknown) => app.inject({ method: 'POST', url: '/admin/api/keys', headers: admin, payload });
+
+  it('creates a key (key and secret shown once), lists it with a key prefix only, disables, enables and deletes it', async () => {
+    const res = await create({ label: 'Website', permissions: ['bookings.list', 'bookings.read'], rate_limit: 100 });
+    expect(res.statusCode).toBe(201);
+    const k = res.json();
+    expect(k).toMatchObject({ label: 'Website', permissions: ['bookings.list', 'bookings.read'], active: true, rate_limit: 100, last_used_at: null });
+    expect(k.secret).toMatch(/^wps_/);
+    const list = await app.inject({ url: '/admin/api/keys', headers: admin });
+    expect(list.body).not.toContain(k.secret);
+    expect(list.body).not.toContain(k.key);
+    expect(list.json().keys).toEqual([expect.objectContaining({ id: k.id, key: `${k.key.slice(0, 12)}…`, active: true })]);
+    expect(list.json().keys[0].secret).toBeUndefined();
+    expect(list.json().keys[0].secret_hash).toBeUndefined();
+
+    const disabled = await app.inject({ method: 'POST', url: `/admin/api/keys/${k.id}/disable`, headers: admin });
+    expect(disabled.json()).toMatchObject({ id: k.id, active: false });
+    const api = await app.inject({ url: `${apiRoot(wp.config)}/bookings`, headers: { 'access-token': k.key, 'access-secret': k.secret } });
+    expect(api.json().code).toBe('key_disabled');
+    expect((await app.inject({ method: 'POST', url: `/admin/api/keys/${k.id}/enable`, headers: admin })).json().active).toBe(true);
+    expect((await app.inject({ method: 'DELETE', url: `/admin/api/keys/${k.id}`, headers: admin })).statusCode).toBe(204);
+    expect((await app.inject({ method: 'DELETE', url: `/admin/api/keys/${k.id}`, headers: admin })).statusCode).toBe(404);
+    expect((await app.inject({ url: '/admin/api/keys', headers: admin })).json().keys).toEqual([]);
+  });
+
+  it('rejects bad input with 400 naming the field, and requires admin authentication', async () => {
+    const unknown = await create({ label: 'x', permissions: ['bookings.delete'] });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().detail).toContain('bookings.delete');
+    expect((await create({ label: '', permissions: ['trips.list'] })).statusCode).toBe(400);
+    expect((await create({ label: 'x', permissions: ['trips.list'], rate_limit: 0 })).statusCode).toBe(400);
+    expect((await app.inject({ url: '/admin/api/keys' })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'POST', url: '/admin/api/keys', payload: { label: 'x', permissions: ['trips.list'] } })).statusCode).toBe(401);
+  });
+
+  it('reports per-key usage per day: requests, 4xx and 429', async () => {
+    const k = (await create({ label: 'Counted', permissions: ['trips.list'] })).json();
+    const auth = { 'access-token': k.key, 'access-secret': k.secret };
+    const root = apiRoot(wp.config);
+    await app.inject({ url: `${root}/trips`, headers: auth }); // 200
+    await app.inject({ url: `${root}/trips/1`, headers: auth }); // 401 missing_permission (counts as 4xx)
+    await app.inject({ url: `${root}/trips`, headers: auth }); // 429 (limit 2)
+    await app.inject({ url: `${root}/trips`, headers: { 'access-token': k.key, 'access-secret': 'wrong' } }); // 401
+    const usage = (await app.inject({ url: '/admin/api/keys/usage', headers: admin })).json();
+    const mine = usage.keys.find((u: { key_id: string }) => u.key_id === k.id);
+    expect(mine.days).toEqual([{ day: '2026-03-05', requests: 4, client_errors: 3, rate_limited: 1 }]);
+    expect(mine.totals).toEqual({ requests: 4, client_errors: 3, rate_limited: 1 });
+    // Counts are kept in memory and added to the table on flush; a second read adds nothing twice.
+    const again = (await app.inject({ url: '/admin/api/keys/usage', headers: admin })).json();
+    expect(again.keys.find((u: { key_id: string }) => u.key_id === k.id).totals.requests).toBe(4);
+  });
+});
