@@ -19,7 +19,7 @@ describe.each(DIALECTS)('admin API for API keys on %s', (dialect) => {
   });
   afterEach(async () => wp.close());
 
-  const create = (payload: unknown) => app.inject({ method: 'POST', url: '/admin/api/keys', headers: admin, payload });
+  const create = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/admin/api/keys', headers: admin, payload });
 
   it('creates a key (key and secret shown once), lists it with a key prefix only, disables, enables and deletes it', async () => {
     const res = await create({ label: 'Website', permissions: ['bookings.list', 'bookings.read'], rate_limit: 100 });

@@ -1,5 +1,5 @@
 // Shared set-up for the REST API suites: a Waypost on a fresh database, an API key, and record builders.
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { apiRoot, type Config } from '../../src/config.js';
 import type { Clock } from '../../src/core.js';
 import { createApiKey, PERMISSIONS, type CreatedApiKey } from '../../src/api/keys.js';
@@ -13,7 +13,7 @@ export interface ApiFixture {
   root: string;
   key: CreatedApiKey;
   auth: Record<string, string>;
-  get(path: string, headers?: Record<string, string>, extra?: Partial<InjectOptions>): ReturnType<FastifyInstance['inject']>;
+  get(path: string, headers?: Record<string, string>, extra?: Partial<InjectOptions>): Promise<LightMyRequestResponse>;
 }
 
 export const authOf = (k: { key: string; secret: string }) => ({ 'access-token': k.key, 'access-secret': k.secret });
