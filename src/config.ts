@@ -110,12 +110,14 @@ function databaseUrl(env: Env): string {
   throw new ConfigError('DATABASE_URL', `expected sqlite:PATH or postgres://…, got "${v}"`);
 }
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export const DEFAULT_RETRY_DELAYS_MS = [60_000, 300_000, 900_000, 1_800_000];
 export const VERSION = '0.1.0';
 
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
+  if (!/^[A-Za-z0-9.:_-]+$/.test(host)) throw new ConfigError('HOST', `expected an IP address or host name to listen on, got "${host}"`);
   const baseUrl = (url(env, 'WAYPOST_BASE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`, ['http:', 'https:']) as string).replace(/\/+$/, '');
   const rateLimit = int(env, 'WAYPOST_RATE_LIMIT', 600, 1);
   const alertEmail = optional(env, 'ALERT_EMAIL');
@@ -152,7 +154,11 @@ export function loadConfig(env: Env = process.env): Config {
     leaseMs: int(env, 'WAYPOST_LEASE_MS', 60_000, 100),
     pollMs: int(env, 'WAYPOST_POLL_MS', 1_000, 10, 3_600_000),
     logRetentionDays: int(env, 'WAYPOST_LOG_RETENTION_DAYS', 30, 1, 3650),
-    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    logLevel: (() => {
+      const v = str(env, 'LOG_LEVEL', 'info');
+      if (!LOG_LEVELS.includes(v)) throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${v}"`);
+      return v;
+    })(),
     version: VERSION,
   });
 }

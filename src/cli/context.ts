@@ -1,9 +1,11 @@
 // Opens Waypost for a CLI command (same configuration as `serve`), runs it, and closes it.
 import { createWaypost, type Waypost } from '../sdk.js';
 import { createLogger } from '../log.js';
+import { loadConfig } from '../config.js';
 
 /** Opens Waypost quietly (logs to stderr at warn level), runs `fn`, closes. */
 export async function withWaypost<T>(fn: (wp: Waypost) => Promise<T>): Promise<T> {
+  loadConfig(); // validate first, so a bad value (even LOG_LEVEL, used just below) stops with a message naming it
   const wp = await createWaypost({ logger: createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr) });
   try {
     return await fn(wp);

@@ -48,8 +48,10 @@ describe('configuration is validated at start', () => {
     ['host-token', { WAYPOST_RETRY_DELAYS_MS: '1,2,3' }, 'WAYPOST_RETRY_DELAYS_MS'],
     ['demo', { REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL'],
     ['migrate', { WAYPOST_ALLOW_PRIVATE_TARGETS: 'maybe' }, 'WAYPOST_ALLOW_PRIVATE_TARGETS'],
+    ['import missing.ndjson', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+    ['serve', { HOST: 'bad host' }, 'HOST'],
   ])('%s with %o stops with a message naming %s', async (command, env, variable) => {
-    const run = await runCli([command], { DATABASE_URL: tempSqliteUrl(), ...env });
+    const run = await runCli(command.split(' '), { DATABASE_URL: tempSqliteUrl(), ...env });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`waypost: invalid configuration: ${variable}:`);
     expect(run.stdout).toBe('');

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { loadConfig } from '../../config.js';
 import { DEFAULT_BATCH_SIZE, importFile, importFileKey } from '../../host/import.js';
 import { output, withWaypost } from '../context.js';
 import { progress } from '../progress.js';
@@ -19,7 +20,8 @@ export function registerImport(program: Command): void {
     .option('--batch-size <n>', 'lines per transaction', positiveInt, DEFAULT_BATCH_SIZE)
     .option('--json', 'machine-readable summary on stdout')
     .action(async (file: string, opts: { restart?: boolean; batchSize: number; json?: boolean }) => {
-      const { size } = await importFileKey(file); // a missing file fails before the database is opened
+      loadConfig(); // configuration errors first (exit 2), then a missing file (exit 1) before the database is opened
+      const { size } = await importFileKey(file);
       const summary = await withWaypost(async (wp) => {
         const bar = progress('importing', size, { unit: 'lines' });
         let seen = 0;
