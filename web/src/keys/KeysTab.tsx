@@ -1,0 +1,89 @@
+// API keys: label, key prefix, permissions, status, created, last used; add, disable/enable, delete.
+import { useState } from 'react';
+import { ApiError, del, get, post } from '../api';
+import { Badge } from '../components/Badge';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { EmptyState } from '../components/EmptyState';
+import { useToast } from '../components/Toasts';
+import { formatDate, timeAgo } from '../format';
+import type { ApiKey } from '../types';
+import { usePolling } from '../usePolling';
+import { CreateKeyDialog } from './CreateKeyDialog';
+import { describePermissions } from './permissions';
+
+const prefixOf = (k: ApiKey) => k.key_prefix ?? (k.key ? `${k.key.slice(0, 12)}…` : '—');
+
+export function KeysTab() {
+  const toast = useToast();
+  const { data: keys, error, refresh } = usePolling(() => get<ApiKey[]>('/keys'), [], 5000);
+  const [adding, setAdding] = useState(false);
+  const [deleting, setDeleting] = useState<ApiKey | null>(null);
+
+  const setActive = async (k: ApiKey, active: boolean) => {
+    try {
+      await post(`/keys/${k.id}/${active ? 'enable' : 'disable'}`);
+      toast(active ? `${k.label} enabled` : `${k.label} disabled: requests with it now get 401`);
+      await refresh();
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : String(err), 'error');
+    }
+  };
+
+  return (
+    <>
+      <div className="section-header">
+        <div>
+          <h2>API keys</h2>
+          <p className="muted">Applications send a key and its secret as <code>Access-Token</code> and <code>Access-Secret</code> headers to read data through the REST API.</p>
+        </div>
+        <button type="button" className="button button-primary" onClick={() => setAdding(true)}>Add key</button>
+      </div>
+      {error && <p className="form-error" role="alert">{error}</p>}
+      {!keys ? <p className="muted" aria-busy="true">Loading keys…</p> : keys.length === 0 ? (
+        <EmptyState title="No API keys yet" action={<button type="button" className="button button-primary" onClick={() => setAdding(true)}>Add your first key</button>}>
+          Create a key for each application that reads trips, bookings, customers or payments.
+        </EmptyState>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" aria-label="API keys">
+            <thead>
+              <tr><th scope="col">Label</th><th scope="col">Key</th><th scope="col">Permissions</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.id} data-key={k.label}>
+                  <td className="strong">{k.label}{k.rate_limit ? <div className="muted small">{k.rate_limit} requests / window</div> : null}</td>
+                  <td><code className="mono small">{prefixOf(k)}</code></td>
+                  <td className="small">{describePermissions(k.permissions)}</td>
+                  <td>{k.active ? <Badge tone="green">Active</Badge> : <Badge tone="grey">Disabled</Badge>}</td>
+                  <td className="small nowrap">{formatDate(k.created_at)}</td>
+                  <td className="small nowrap">{timeAgo(k.last_used_at)}</td>
+                  <td className="actions">
+                    <button type="button" className="button button-small" onClick={() => setActive(k, !k.active)} aria-label={`${k.active ? 'Disable' : 'Enable'} ${k.label}`}>{k.active ? 'Disable' : 'Enable'}</button>
+                    <button type="button" className="button button-small button-danger-ghost" onClick={() => setDeleting(k)} aria-label={`Delete ${k.label}`}>Delete</button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {adding && <CreateKeyDialog onClose={() => setAdding(false)} onCreated={() => void refresh()} />}
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete “${deleting.label}”?`}
+          confirmLabel="Delete key"
+          danger
+          onClose={() => setDeleting(null)}
+          onConfirm={async () => {
+            await del(`/keys/${deleting.id}`);
+            toast('API key deleted');
+            await refresh();
+          }}
+        >
+          <p>Applications using <code>{prefixOf(deleting)}</code> will get 401 from now on. This cannot be undone; to pause a key instead, disable it.</p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}

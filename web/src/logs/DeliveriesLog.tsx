@@ -1,0 +1,123 @@
+// Every delivery, newest first, with filters (webhook, event, status, time) and pages; a row opens its details.
+import { useEffect, useState } from 'react';
+import { get, query } from '../api';
+import { Badge, deliveryLabel, deliveryTone } from '../components/Badge';
+import { EmptyState } from '../components/EmptyState';
+import { Pagination } from '../components/Pagination';
+import { formatDate, formatTime, timeAgo } from '../format';
+import type { Delivery, EventTypeInfo, Page, Webhook } from '../types';
+import { LIVE_INTERVAL_MS, usePolling } from '../usePolling';
+import { DeliveryPanel } from './DeliveryPanel';
+import { updateLogParams } from './params';
+
+const PER_PAGE = 25;
+
+/** datetime-local value (local time) ⇄ ISO 8601 UTC for the API. */
+const toIso = (local: string) => (local ? new Date(local).toISOString() : '');
+const toLocal = (iso: string | null) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+export function DeliveriesLog({ params }: { params: URLSearchParams }) {
+  const filters = {
+    webhook_id: params.get('webhook_id') ?? '',
+    event_type: params.get('event_type') ?? '',
+    status: params.get('status') ?? '',
+    since: params.get('since') ?? '',
+    until: params.get('until') ?? '',
+  };
+  const page = Math.max(1, Number(params.get('page')) || 1);
+  const openId = params.get('delivery');
+  const [webhooks, setWebhooks] = useState<Webhook[]>([]);
+  const [eventTypes, setEventTypes] = useState<EventTypeInfo[]>([]);
+  useEffect(() => {
+    get<Webhook[]>('/webhooks').then(setWebhooks, () => {});
+    get<EventTypeInfo[]>('/events').then(setEventTypes, () => {});
+  }, []);
+
+  const key = JSON.stringify({ ...filters, page });
+  const { data, error } = usePolling(() => get<Page<Delivery>>(`/deliveries${query({ ...filters, page, perpage: PER_PAGE })}`), [key], LIVE_INTERVAL_MS);
+  const set = (changes: Record<string, string | null>) => updateLogParams(params, { page: null, ...changes });
+  const hasFilters = Object.values(filters).some(Boolean);
+
+  return (
+    <>
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deliveries">
+        <label>
+          <span className="field-label">Webhook</span>
+          <select aria-label="Webhook" value={filters.webhook_id} onChange={(e) => set({ webhook_id: e.target.value })}>
+            <option value="">All webhooks</option>
+            {webhooks.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
+          </select>
+        </label>
+        <label>
+          <span className="field-label">Event</span>
+          <select aria-label="Event" value={filters.event_type} onChange={(e) => set({ event_type: e.target.value })}>
+            <option value="">All events</option>
+            {eventTypes.map((t) => <option key={t.type} value={t.type}>{t.label}</option>)}
+          </select>
+        </label>
+        <label>
+          <span className="field-label">Status</span>
+          <select aria-label="Status" value={filters.status} onChange={(e) => set({ status: e.target.value })}>
+            <option value="">Any status</option>
+            <option value="succeeded">Succeeded</option>
+            <option value="failed">Failed</option>
+            <option value="pending">Pending (retrying)</option>
+            <option value="cancelled">Cancelled</option>
+          </select>
+        </label>
+        <label>
+          <span className="field-label">From</span>
+          <input type="datetime-local" aria-label="From" value={toLocal(filters.since)} onChange={(e) => set({ since: toIso(e.target.value) })} />
+        </label>
+        <label>
+          <span className="field-label">To</span>
+          <input type="datetime-local" aria-label="To" value={toLocal(filters.until)} onChange={(e) => set({ until: toIso(e.target.value) })} />
+        </label>
+        {hasFilters && <button type="button" className="link-button" onClick={() => updateLogParams(new URLSearchParams(), {})}>Clear filters</button>}
+        <span className="live-indicator" title="This list updates automatically"><span className="live-dot" aria-hidden="true" /> Live</span>
+      </form>
+      {error && <p className="form-error" role="alert">{error}</p>}
+      {!data ? <p className="muted" aria-busy="true">Loading deliveries…</p> : data.items.length === 0 ? (
+        <EmptyState title={hasFilters ? 'No deliveries match these filters' : 'No deliveries yet'}>
+          {hasFilters ? 'Try a wider time range or another status.' : 'Deliveries appear here as soon as an event is sent to a webhook. Send a test from a webhook to see one.'}
+        </EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="table table-hover" aria-label="Deliveries">
+              <thead>
+                <tr><th scope="col">Status</th><th scope="col">Event</th><th scope="col">Webhook</th><th scope="col">Attempts</th><th scope="col">Created</th><th scope="col"><span className="visually-hidden">Details</span></th></tr>
+              </thead>
+              <tbody>
+                {data.items.map((d) => (
+                  <tr key={d.id} data-delivery={d.id} aria-selected={openId === d.id} onClick={() => updateLogParams(params, { delivery: d.id })}>
+                    <td>
+                      <Badge tone={deliveryTone(d.status)}>{deliveryLabel(d.status)}{d.last_status ? ` · ${d.last_status}` : ''}</Badge>
+                    </td>
+                    <td>
+                      <span className="mono small">{d.event_type}</span>
+                      {d.test && <span className="chip chip-test">Test</span>}
+                      {d.redelivery_of && <span className="chip">Redelivery</span>}
+                    </td>
+                    <td>{d.webhook_name ?? <span className="muted">{d.webhook_id}</span>}</td>
+                    <td>{d.attempts}{d.status === 'pending' && d.next_attempt_at ? <div className="muted small">next at {formatTime(d.next_attempt_at)}</div> : null}</td>
+                    <td className="small nowrap" title={formatDate(d.created_at)}>{timeAgo(d.created_at)}</td>
+                    <td className="actions">
+                      <button type="button" className="button button-small" onClick={(e) => { e.stopPropagation(); updateLogParams(params, { delivery: d.id }); }} aria-label={`Details of delivery ${d.id}`}>Details</button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pagination page={page} perpage={PER_PAGE} total={data.total} onPage={(p) => updateLogParams(params, { page: String(p) })} />
+        </>
+      )}
+      {openId && <DeliveryPanel id={openId} onClose={() => updateLogParams(params, { delivery: null })} />}
+    </>
+  );
+}

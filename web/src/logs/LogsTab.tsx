@@ -1,0 +1,29 @@
+// Logs: webhook deliveries (filterable, paginated, live), the e-mail alerts sent, and per-key API usage.
+import { AlertsList } from './AlertsList';
+import { DeliveriesLog } from './DeliveriesLog';
+import { UsageTable } from './UsageTable';
+import { updateLogParams } from './params';
+
+const VIEWS = [
+  { id: 'deliveries', label: 'Webhook deliveries' },
+  { id: 'alerts', label: 'E-mail alerts' },
+  { id: 'usage', label: 'API usage' },
+] as const;
+
+export function LogsTab({ params }: { params: URLSearchParams }) {
+  const view = VIEWS.find((v) => v.id === params.get('view'))?.id ?? 'deliveries';
+  return (
+    <>
+      <div className="segmented" role="group" aria-label="Log type">
+        {VIEWS.map((v) => (
+          <button key={v.id} type="button" aria-pressed={view === v.id} onClick={() => updateLogParams(new URLSearchParams(), { view: v.id === 'deliveries' ? null : v.id })}>
+            {v.label}
+          </button>
+        ))}
+      </div>
+      {view === 'deliveries' && <DeliveriesLog params={params} />}
+      {view === 'alerts' && <AlertsList />}
+      {view === 'usage' && <UsageTable />}
+    </>
+  );
+}

@@ -1,0 +1,51 @@
+// Per-key API usage over the last days: requests, client errors (4xx) and rate-limited requests (429).
+import { get } from '../api';
+import { EmptyState } from '../components/EmptyState';
+import type { KeyUsage } from '../types';
+import { usePolling } from '../usePolling';
+
+function DayBars({ days }: { days: KeyUsage['days'] }) {
+  const max = Math.max(1, ...days.map((d) => d.requests));
+  return (
+    <div className="bars" aria-hidden="true">
+      {days.map((d) => (
+        <span key={d.day} className="bar" style={{ height: `${Math.max(2, (d.requests / max) * 28)}px` }} title={`${d.day}: ${d.requests} requests`} />
+      ))}
+    </div>
+  );
+}
+
+export function UsageTable() {
+  const { data, error } = usePolling(async () => {
+    const res = await get<KeyUsage[] | { items: KeyUsage[] }>('/keys/usage');
+    return Array.isArray(res) ? res : res.items;
+  }, [], 5000);
+  return (
+    <>
+      <p className="muted">Requests per API key over the last 7 days (counts are written every few seconds).</p>
+      {error && <p className="form-error" role="alert">{error}</p>}
+      {!data ? <p className="muted" aria-busy="true">Loading usage…</p> : data.length === 0 ? (
+        <EmptyState title="No API keys yet">Create a key in the API Keys tab; its requests are counted here.</EmptyState>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" aria-label="API usage per key">
+            <thead>
+              <tr><th scope="col">Key</th><th scope="col" className="num">Requests</th><th scope="col" className="num">4xx errors</th><th scope="col" className="num">429 rate-limited</th><th scope="col">Last 7 days</th></tr>
+            </thead>
+            <tbody>
+              {data.map((u) => (
+                <tr key={u.key_id} data-usage={u.label}>
+                  <td className="strong">{u.label}</td>
+                  <td className="num" data-testid="usage-requests">{u.totals.requests.toLocaleString()}</td>
+                  <td className={`num${u.totals.client_errors ? ' text-amber' : ''}`}>{u.totals.client_errors.toLocaleString()}</td>
+                  <td className={`num${u.totals.rate_limited ? ' text-red' : ''}`}>{u.totals.rate_limited.toLocaleString()}</td>
+                  <td><DayBars days={u.days} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+// Settings > Alerts & retention: where failure e-mails go, and how long the delivery log is kept.
+import { useEffect, useState, type FormEvent } from 'react';
+import { ApiError, get, put } from '../api';
+import { Field } from '../components/Field';
+import { useToast } from '../components/Toasts';
+import type { Settings } from '../types';
+
+const SOURCE: Record<Settings['alert_email_source'], string> = {
+  setting: 'Set here.',
+  config: 'From the ALERT_EMAIL environment variable.',
+  first_admin: 'The default: the first admin’s address.',
+  none: 'No address yet: alerts are only stored and shown in Logs.',
+};
+
+export function SettingsPage() {
+  const toast = useToast();
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [email, setEmail] = useState('');
+  const [days, setDays] = useState('');
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = (s: Settings) => {
+    setSettings(s);
+    setEmail(s.alert_email_source === 'setting' ? s.alert_email ?? '' : '');
+    setDays(String(s.log_retention_days));
+  };
+  useEffect(() => {
+    get<Settings>('/settings').then(load, (err: ApiError) => setError(err));
+  }, []);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    if (!/^\d+$/.test(days.trim())) return setError(new ApiError(400, 'invalid_retention', 'Enter a whole number of days.', 'log_retention_days'));
+    setBusy(true);
+    try {
+      load(await put<Settings>('/settings', { alert_email: email.trim(), log_retention_days: Number(days.trim()) }));
+      toast('Settings saved');
+    } catch (err) {
+      setError(err instanceof ApiError ? err : new ApiError(0, 'error', String(err), null));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <p className="breadcrumb">Settings <span aria-hidden="true">/</span> Alerts &amp; retention</p>
+      <h1>Alerts &amp; retention</h1>
+      <p className="lede muted">Where Waypost sends failure e-mails, and how long it keeps delivery logs.</p>
+      {!settings ? <p className="muted" aria-busy="true">{error ? error.message : 'Loading…'}</p> : (
+        <form className="card settings-card form" onSubmit={submit} noValidate>
+          {error && !error.field && <p className="form-error" role="alert">{error.message}</p>}
+          <h2>Failure alerts</h2>
+          <Field
+            label="Alert e-mail address"
+            hint={`Currently ${settings.alert_email ?? 'none'} — ${SOURCE[settings.alert_email_source]} Leave empty to use the default.`}
+            error={error?.field === 'alert_email' ? error.message : null}
+          >
+            <input type="email" value={email} placeholder={settings.alert_email_source === 'setting' ? '' : settings.alert_email ?? 'ops@example.com'} onChange={(e) => setEmail(e.target.value)} autoComplete="email" />
+          </Field>
+          <div className="callout callout-blue small">
+            Failure e-mails are always sent: a warning after the 3rd and 4th failed attempt, and a critical alert when a webhook is disabled. They cannot be switched off here.
+            {!settings.smtp_configured && <> SMTP is not configured (<code>SMTP_URL</code>), so alerts are stored and shown under Logs › E-mail alerts.</>}
+          </div>
+          <h2>Delivery logs</h2>
+          <Field label="Keep delivery logs for (days)" hint="Deliveries, attempts and alerts older than this are deleted automatically. 1 to 3650 days." error={error?.field === 'log_retention_days' ? error.message : null}>
+            <input type="text" inputMode="numeric" className="input-short" value={days} onChange={(e) => setDays(e.target.value)} />
+          </Field>
+          <div className="form-actions">
+            <button type="submit" className="button button-primary" disabled={busy}>{busy ? 'Saving…' : 'Save settings'}</button>
+          </div>
+        </form>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,34 @@
+// The signed-in frame: top bar with the account and sign-out, a "Settings" side navigation, the page.
+import type { ReactNode } from 'react';
+import { del } from '../api';
+
+export function Shell({ email, section, onSignedOut, children }: { email: string; section: string; onSignedOut: () => void; children: ReactNode }) {
+  const signOut = async () => {
+    try {
+      await del('/session');
+    } finally {
+      onSignedOut();
+    }
+  };
+  const onSettings = section === 'settings';
+  return (
+    <div className="app">
+      <a href="#main" className="skip-link" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
+      <header className="topbar">
+        <div className="brand"><span className="brand-mark" aria-hidden="true">W</span> Waypost</div>
+        <div className="topbar-account">
+          <span className="muted" title="Signed in as">{email}</span>
+          <button type="button" className="button button-small" onClick={signOut}>Sign out</button>
+        </div>
+      </header>
+      <div className="layout">
+        <nav className="sidenav" aria-label="Settings">
+          <p className="sidenav-heading">Settings</p>
+          <a href="#/webhooks" aria-current={!onSettings ? 'page' : undefined}>Webhooks &amp; API</a>
+          <a href="#/settings" aria-current={onSettings ? 'page' : undefined}>Alerts &amp; retention</a>
+        </nav>
+        <main id="main" tabIndex={-1} className="content">{children}</main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,131 @@
+// Add or edit one webhook: details and events, status (re-enable after a fix), signing secret, test, delete.
+import { useEffect, useState } from 'react';
+import { ApiError, del, get, patch, post } from '../api';
+import { Badge } from '../components/Badge';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Switch } from '../components/Switch';
+import { useToast } from '../components/Toasts';
+import { formatDate } from '../format';
+import { navigate } from '../router';
+import type { EventTypeInfo, Webhook } from '../types';
+import { usePolling } from '../usePolling';
+import { isAutoDisabled } from './status';
+import { SecretPanel } from './SecretPanel';
+import { TestPanel } from './TestPanel';
+import { WebhookForm, type WebhookFormValues } from './WebhookForm';
+
+// The secret returned at creation, handed to the edit page that follows (never stored anywhere).
+let justCreatedSecret: { id: string; secret: string } | null = null;
+
+export function WebhookEditor({ id }: { id: string | null }) {
+  const toast = useToast();
+  const [eventTypes, setEventTypes] = useState<EventTypeInfo[] | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [formKey, setFormKey] = useState(0);
+  const { data: webhook, error, refresh } = usePolling(async () => (id ? get<Webhook>(`/webhooks/${id}`) : null), [id]);
+
+  useEffect(() => {
+    get<EventTypeInfo[]>('/events').then(setEventTypes, () => setEventTypes([]));
+  }, []);
+
+  const back = <a href="#/webhooks" className="back-link">← All webhooks</a>;
+  if (!eventTypes || (id && !webhook && !error)) return <>{back}<p className="muted" aria-busy="true">Loading…</p></>;
+  if (id && error && !webhook) return <>{back}<p className="form-error" role="alert">{error}</p></>;
+
+  if (!id) {
+    const create = async (values: WebhookFormValues) => {
+      const created = await post<Webhook & { secret: string }>('/webhooks', values);
+      justCreatedSecret = { id: created.id, secret: created.secret };
+      toast(created.warning ? `Webhook created. Note: ${created.warning}` : 'Webhook created');
+      navigate(`/webhooks/${created.id}`);
+    };
+    return (
+      <>
+        {back}
+        <div className="card">
+          <h2>Add webhook</h2>
+          <WebhookForm initial={{ name: '', url: '', events: [] }} eventTypes={eventTypes} submitLabel="Add webhook" onSubmit={create} onCancel={() => navigate('/webhooks')} />
+        </div>
+      </>
+    );
+  }
+
+  const w = webhook as Webhook;
+  const initialSecret = justCreatedSecret?.id === w.id ? justCreatedSecret.secret : null;
+  const save = async (values: WebhookFormValues) => {
+    const saved = await patch<Webhook>(`/webhooks/${w.id}`, values);
+    toast(saved.warning ? `Saved. Note: ${saved.warning}` : 'Webhook saved');
+    await refresh();
+    setFormKey((k) => k + 1);
+  };
+  const setActive = async (active: boolean) => {
+    try {
+      await post(`/webhooks/${w.id}/${active ? 'enable' : 'disable'}`);
+      toast(active ? 'Webhook enabled' : 'Webhook disabled');
+      await refresh();
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : String(err), 'error');
+    }
+  };
+
+  return (
+    <>
+      {back}
+      <div className="editor-header">
+        <div>
+          <h2 className="editor-title">{w.name}</h2>
+          <p className="mono muted small">{w.url}</p>
+        </div>
+        <div className="status-cell">
+          <Switch checked={w.active} label="Webhook active" onChange={setActive} />
+          {w.active ? <Badge tone="green">Active</Badge> : isAutoDisabled(w) ? <Badge tone="red">Auto-disabled</Badge> : <Badge tone="grey">Disabled</Badge>}
+        </div>
+      </div>
+      {isAutoDisabled(w) && (
+        <div className="callout callout-red" role="alert">
+          <div>
+            <strong>Waypost disabled this webhook.</strong> {w.disabled_reason}
+            <p className="small">Fix the endpoint (send a test to check it), then re-enable. Cancelled deliveries can be redelivered from Logs.</p>
+          </div>
+          <button type="button" className="button button-primary" onClick={() => setActive(true)}>Re-enable</button>
+        </div>
+      )}
+      {w.warning && <div className="callout callout-amber">{w.warning}</div>}
+      <div className="editor-grid">
+        <div className="card">
+          <h3>Details</h3>
+          <WebhookForm key={formKey} initial={{ name: w.name, url: w.url, events: w.events }} eventTypes={eventTypes} submitLabel="Save changes" onSubmit={save} />
+        </div>
+        <div className="editor-side">
+          <TestPanel webhookId={w.id} events={w.events} eventTypes={eventTypes} />
+          <SecretPanel webhookId={w.id} initialSecret={initialSecret} />
+          <div className="card">
+            <h3>Deliveries</h3>
+            <p className="muted small">Created {formatDate(w.created_at)}. Every delivery and attempt is kept in the log.</p>
+            <a className="button button-small" href={`#/logs?webhook_id=${w.id}`}>View deliveries</a>
+          </div>
+          <div className="card card-danger">
+            <h3>Delete webhook</h3>
+            <p className="muted small">Stops all deliveries to this endpoint. Its delivery history stays in the log.</p>
+            <button type="button" className="button button-danger" onClick={() => setConfirmDelete(true)}>Delete webhook…</button>
+          </div>
+        </div>
+      </div>
+      {confirmDelete && (
+        <ConfirmDialog
+          title={`Delete “${w.name}”?`}
+          confirmLabel="Delete webhook"
+          danger
+          onClose={() => setConfirmDelete(false)}
+          onConfirm={async () => {
+            await del(`/webhooks/${w.id}`);
+            toast('Webhook deleted');
+            navigate('/webhooks');
+          }}
+        >
+          <p>Waypost stops sending events to <span className="mono">{w.url}</span> and cancels its pending deliveries. This cannot be undone.</p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}

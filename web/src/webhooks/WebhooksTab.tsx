@@ -1,0 +1,98 @@
+// The webhook list: name and URL, events, an active switch (red "Auto-disabled" with its reason when Waypost
+// switched it off), the last delivery, and actions. Updates live while deliveries happen.
+import { useState } from 'react';
+import { ApiError, get, post } from '../api';
+import { Badge, deliveryLabel, deliveryTone } from '../components/Badge';
+import { EmptyState } from '../components/EmptyState';
+import { Switch } from '../components/Switch';
+import { useToast } from '../components/Toasts';
+import { timeAgo } from '../format';
+import { navigate } from '../router';
+import type { EventTypeInfo, Webhook } from '../types';
+import { usePolling } from '../usePolling';
+import { isAutoDisabled } from './status';
+
+export function WebhooksTab() {
+  const toast = useToast();
+  const { data, error, refresh } = usePolling(async () => {
+    const [webhooks, events] = await Promise.all([get<Webhook[]>('/webhooks'), get<EventTypeInfo[]>('/events')]);
+    return { webhooks, labels: new Map(events.map((e) => [e.type, e.label])) };
+  }, []);
+  const [busy, setBusy] = useState<string | null>(null);
+
+  const setActive = async (w: Webhook, active: boolean) => {
+    setBusy(w.id);
+    try {
+      await post(`/webhooks/${w.id}/${active ? 'enable' : 'disable'}`);
+      toast(active ? `${w.name} is active again` : `${w.name} is disabled`);
+      await refresh();
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : String(err), 'error');
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <>
+      <div className="section-header">
+        <div>
+          <h2>Webhooks</h2>
+          <p className="muted">Waypost POSTs a signed JSON event to each active webhook, retries failures for about an hour, then disables it and e-mails you.</p>
+        </div>
+        <a className="button button-primary" href="#/webhooks/new">Add webhook</a>
+      </div>
+      {error && <p className="form-error" role="alert">{error}</p>}
+      {!data ? <p className="muted" aria-busy="true">Loading webhooks…</p> : data.webhooks.length === 0 ? (
+        <EmptyState title="No webhooks yet" action={<a className="button button-primary" href="#/webhooks/new">Add your first webhook</a>}>
+          Add an endpoint to receive booking, payment, customer, enquiry and review events as they happen.
+        </EmptyState>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" aria-label="Webhooks">
+            <thead>
+              <tr><th scope="col">Webhook</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Last delivery</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
+            </thead>
+            <tbody>
+              {data.webhooks.map((w) => (
+                <tr key={w.id} className={isAutoDisabled(w) ? 'row-alert' : undefined} data-webhook={w.name}>
+                  <td>
+                    <a className="strong-link" href={`#/webhooks/${w.id}`}>{w.name}</a>
+                    <div className="mono muted small truncate" title={w.url}>{w.url}</div>
+                  </td>
+                  <td>
+                    <div className="chips">
+                      {w.events.slice(0, 3).map((e) => <span key={e} className="chip" title={e}>{data.labels.get(e) ?? e}</span>)}
+                      {w.events.length > 3 && <span className="chip chip-more" title={w.events.slice(3).join(', ')}>+{w.events.length - 3} more</span>}
+                    </div>
+                  </td>
+                  <td>
+                    <div className="status-cell">
+                      <Switch checked={w.active} disabled={busy === w.id} label={`${w.name} active`} onChange={(v) => setActive(w, v)} />
+                      {w.active ? <Badge tone="green">Active</Badge> : isAutoDisabled(w) ? <Badge tone="red">Auto-disabled</Badge> : <Badge tone="grey">Disabled</Badge>}
+                    </div>
+                    {isAutoDisabled(w) && <p className="reason" data-testid="disabled-reason">{w.disabled_reason}</p>}
+                  </td>
+                  <td>
+                    {w.last_delivery ? (
+                      <a href={`#/logs?webhook_id=${w.id}&delivery=${w.last_delivery.id}`} className="plain-link">
+                        <Badge tone={deliveryTone(w.last_delivery.status)}>
+                          {deliveryLabel(w.last_delivery.status)}{w.last_delivery.last_status ? ` · ${w.last_delivery.last_status}` : ''}
+                        </Badge>
+                        <div className="muted small">{timeAgo(w.last_delivery.created_at)}</div>
+                      </a>
+                    ) : <span className="muted">No deliveries yet</span>}
+                  </td>
+                  <td className="actions">
+                    {isAutoDisabled(w) && <button type="button" className="button button-small button-primary" onClick={() => setActive(w, true)} disabled={busy === w.id}>Re-enable</button>}
+                    <button type="button" className="button button-small" onClick={() => navigate(`/webhooks/${w.id}`)} aria-label={`Edit ${w.name}`}>Edit</button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
