@@ -12,6 +12,7 @@ import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
 import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
 import { PACKAGE_ROOT } from '../../src/admin/console.js';
+import { createApiKey } from '../../src/api/keys.js';
 import { buildConsole, launchChromium } from './browser.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -134,6 +135,7 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     expect(sent.headers['x-waypost-event']).toBe('enquiry.created');
     const expected = `sha256=${createHmac('sha256', webhookSecret).update(sent.body).digest('hex')}`;
     expect(sent.headers['x-waypost-signature']).toBe(expected); // signed with the secret the console showed
+    await page.screenshot({ style: HIDE_TOASTS, path: join(SHOTS, 'webhook-edit.png'), fullPage: true });
   });
 
   it('shows the delivery and its attempt in Logs, live, and redelivers it', async () => {
@@ -167,6 +169,7 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
   });
 
   it('creates an API key, uses it over real HTTP, disables it (401) and enables it again', async () => {
+    await createApiKey(wp.core, { label: 'Analytics export', permissions: ['bookings.list', 'bookings.read', 'payments.list', 'payments.read'] });
     await page.getByRole('link', { name: 'API Keys' }).click();
     await page.getByRole('button', { name: 'Add key' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Add API key' });
@@ -198,6 +201,15 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await expect.poll(text(row), W).toContain('Active');
     expect((await call()).status).toBe(200);
     await page.screenshot({ style: HIDE_TOASTS, path: join(SHOTS, 'api-keys.png') });
+
+    // A permission the key lacks is refused, and shows up in the key's usage as a 4xx.
+    const denied = await fetch(`${base}/rest/waypost/api/v1/customers`, { headers: { 'Access-Token': key, 'Access-Secret': secret } });
+    expect(denied.status).toBe(401);
+    await page.getByRole('link', { name: 'Logs', exact: true }).click();
+    await page.getByRole('button', { name: 'API usage' }).click();
+    const usage = page.locator('tr[data-usage="Partner portal"]');
+    await expect.poll(async () => Number(await usage.getByTestId('usage-requests').textContent()), W).toBeGreaterThanOrEqual(3);
+    await expect.poll(async () => Number(await usage.getByTestId('usage-4xx').textContent()), W).toBeGreaterThanOrEqual(1);
   });
 
   it('turns a failing webhook red after five attempts, without a reload, and re-enables it after a fix', async () => {

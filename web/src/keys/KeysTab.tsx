@@ -11,11 +11,15 @@ import { usePolling } from '../usePolling';
 import { CreateKeyDialog } from './CreateKeyDialog';
 import { describePermissions } from './permissions';
 
-const prefixOf = (k: ApiKey) => k.key_prefix ?? (k.key ? `${k.key.slice(0, 12)}…` : '—');
+// Lists show the key already shortened ("wpk_1a2b3c4d…"); shorten a full one the same way.
+const prefixOf = (k: ApiKey) => k.key_prefix ?? (k.key ? (k.key.endsWith('…') ? k.key : `${k.key.slice(0, 12)}…`) : '—');
 
 export function KeysTab() {
   const toast = useToast();
-  const { data: keys, error, refresh } = usePolling(() => get<ApiKey[]>('/keys'), [], 5000);
+  const { data: keys, error, refresh } = usePolling(async () => {
+    const res = await get<ApiKey[] | { keys: ApiKey[] }>('/keys');
+    return Array.isArray(res) ? res : res.keys;
+  }, [], 5000);
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
 

@@ -17,8 +17,8 @@ function DayBars({ days }: { days: KeyUsage['days'] }) {
 
 export function UsageTable() {
   const { data, error } = usePolling(async () => {
-    const res = await get<KeyUsage[] | { items: KeyUsage[] }>('/keys/usage');
-    return Array.isArray(res) ? res : res.items;
+    const res = await get<KeyUsage[] | { keys: KeyUsage[] }>('/keys/usage');
+    return Array.isArray(res) ? res : res.keys;
   }, [], 5000);
   return (
     <>
@@ -37,7 +37,7 @@ export function UsageTable() {
                 <tr key={u.key_id} data-usage={u.label}>
                   <td className="strong">{u.label}</td>
                   <td className="num" data-testid="usage-requests">{u.totals.requests.toLocaleString()}</td>
-                  <td className={`num${u.totals.client_errors ? ' text-amber' : ''}`}>{u.totals.client_errors.toLocaleString()}</td>
+                  <td className={`num${u.totals.client_errors ? ' text-amber' : ''}`} data-testid="usage-4xx">{u.totals.client_errors.toLocaleString()}</td>
                   <td className={`num${u.totals.rate_limited ? ' text-red' : ''}`}>{u.totals.rate_limited.toLocaleString()}</td>
                   <td><DayBars days={u.days} /></td>
                 </tr>
