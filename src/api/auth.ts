@@ -61,6 +61,9 @@ export function authenticate(core: Core, services: ApiServices) {
   const windowS = config.rateLimitWindowS;
   const windowMs = windowS * 1000;
   const lastUsedWrites = new Map<string, number>();
+  // The key is read on every request (so disabling it takes effect at once); the query is compiled once.
+  const lookup = core.db.selectFrom('api_keys').select(['id', 'secret_hash', 'permissions', 'active', 'rate_limit', 'last_used_at']).where('key', '=', '').compile();
+  const findKey = async (token: string) => (await core.db.executeQuery({ ...lookup, parameters: [token] })).rows[0];
 
   const touchLastUsed = (id: string, lastUsedAt: string | null, now: number) => {
     const last = Math.max(lastUsedAt ? Date.parse(lastUsedAt) : 0, lastUsedWrites.get(id) ?? 0);
@@ -94,9 +97,7 @@ export function authenticate(core: Core, services: ApiServices) {
     if (!token || !secret) {
       await fail(unauthorized('missing_credentials', 'Send your API key and secret in the Access-Token and Access-Secret headers.'));
     }
-    const row = token!.length <= 200
-      ? await core.db.selectFrom('api_keys').select(['id', 'secret_hash', 'permissions', 'active', 'rate_limit', 'last_used_at']).where('key', '=', token!).executeTakeFirst()
-      : undefined;
+    const row = token!.length <= 200 ? await findKey(token!) : undefined;
     if (!row) return fail(unauthorized('unknown_key', 'No API key matches this Access-Token.'));
     req.apiKeyId = row.id;
     if (!secretMatches(secret!, row.secret_hash)) return fail(unauthorized('invalid_secret', 'The Access-Secret does not match this API key.'));
