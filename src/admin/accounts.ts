@@ -45,11 +45,18 @@ export async function createAdmin(core: Core, email: unknown, password: unknown,
   return toAdmin(row);
 }
 
-/** Sets a new password (the CLI's `admin create` on an existing e-mail with --reset). */
+/** Sets a new password (`waypost admin password`), ends that admin's sessions and clears its sign-in lockout. */
 export async function setPassword(core: Core, email: unknown, password: unknown): Promise<boolean> {
+  const normalized = normalizeEmail(email);
   const hash = await hashPassword(checkPasswordPolicy(password));
-  const res = await core.db.updateTable('admins').set({ password_hash: hash }).where('email', '=', normalizeEmail(email)).executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return core.db.transaction().execute(async (trx) => {
+    const admin = await trx.selectFrom('admins').select('id').where('email', '=', normalized).executeTakeFirst();
+    if (!admin) return false;
+    await trx.updateTable('admins').set({ password_hash: hash }).where('id', '=', admin.id).execute();
+    await trx.deleteFrom('admin_sessions').where('admin_id', '=', admin.id).execute();
+    await trx.deleteFrom('admin_login_failures').where('scope', '=', `email:${normalized}`).execute();
+    return true;
+  });
 }
 
 /** The account for these credentials, or null. Takes the same time whether or not the e-mail exists. */

@@ -1,6 +1,7 @@
 // `waypost admin create --email E [--password P]` (prompts, hidden, when no --password) and `waypost admin token`.
 import type { Command } from 'commander';
-import { createAdmin, PASSWORD_MIN_LENGTH } from '../../admin/accounts.js';
+import { createAdmin, PASSWORD_MIN_LENGTH, setPassword } from '../../admin/accounts.js';
+import { notFound } from '../../errors.js';
 import { ensureAdminToken } from '../../admin/token.js';
 import { output, withWaypost } from '../context.js';
 
@@ -45,6 +46,17 @@ function promptHidden(question: string): Promise<string> {
   });
 }
 
+/** The --password value, or one typed twice at a terminal (hidden), or the first line of piped input. */
+async function passwordFrom(option: string | undefined): Promise<string> {
+  if (option !== undefined) return option;
+  const password = await promptHidden('Password: ');
+  if (process.stdin.isTTY && (await promptHidden('Repeat password: ')) !== password) {
+    console.error('waypost: the passwords do not match');
+    process.exit(1);
+  }
+  return password;
+}
+
 export function registerAdmin(program: Command): void {
   const admin = program.command('admin').description('Console accounts and the admin token for automation');
 
@@ -54,17 +66,22 @@ export function registerAdmin(program: Command): void {
     .option('--password <password>', `the password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
     .option('--json', 'machine-readable output')
     .action(async (opts: { email: string; password?: string; json?: boolean }) => {
-      let password = opts.password;
-      if (password === undefined) {
-        password = await promptHidden('Password: ');
-        if (process.stdin.isTTY && (await promptHidden('Repeat password: ')) !== password) {
-          console.error('waypost: the passwords do not match');
-          process.exit(1);
-        }
-      }
+      const password = await passwordFrom(opts.password);
       await withWaypost(async (wp) => {
         const created = await createAdmin(wp.core, opts.email, password);
         output(opts.json, created, () => `Created admin ${created.email}. Sign in at ${wp.config.baseUrl}/admin/`);
+      });
+    });
+
+  admin.command('password')
+    .description('Set a new password for an admin (signs them out everywhere and lifts a sign-in lockout)')
+    .requiredOption('--email <email>', 'the admin\'s e-mail address')
+    .option('--password <password>', `the new password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
+    .action(async (opts: { email: string; password?: string }) => {
+      const password = await passwordFrom(opts.password);
+      await withWaypost(async (wp) => {
+        if (!(await setPassword(wp.core, opts.email, password))) throw notFound(`The admin ${opts.email}`);
+        process.stdout.write(`Password changed for ${opts.email.trim().toLowerCase()}; their sessions were ended.\n`);
       });
     });
 

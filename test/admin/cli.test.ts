@@ -1,0 +1,69 @@
+// `waypost admin create|password|token` as real processes on a real SQLite file, checked through the admin API.
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabaseUrl } from '../helpers/db.js';
+import { createWaypost, type Waypost } from '../../src/sdk.js';
+import { createLogger } from '../../src/log.js';
+import { PACKAGE_ROOT } from '../../src/admin/console.js';
+
+let databaseUrl: string;
+
+function waypost(args: string[], input?: string) {
+  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: PACKAGE_ROOT,
+    input: input ?? '',
+    encoding: 'utf8',
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+describe('admin CLI', () => {
+  let wp: Waypost;
+  const signIn = async (password: string) =>
+    (await wp.app()).inject({ method: 'POST', url: '/admin/api/session', payload: { email: 'cli@example.com', password } });
+
+  beforeAll(async () => {
+    databaseUrl = await freshDatabaseUrl('sqlite');
+    wp = await createWaypost({ env: {}, config: { databaseUrl }, logger: createLogger('silent') });
+  });
+  afterAll(async () => wp?.close());
+
+  it('creates an admin with the password read from a pipe, and refuses the same e-mail twice', () => {
+    const created = waypost(['admin', 'create', '--email', 'Cli@Example.com'], 'first password 1\n');
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^Created admin cli@example\.com\. Sign in at http:\/\/.+\/admin\/\n$/);
+    const again = waypost(['admin', 'create', '--email', 'cli@example.com', '--password', 'another password']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already exists');
+    const weak = waypost(['admin', 'create', '--email', 'weak@example.com', '--password', 'short']);
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toContain('at least 10 characters');
+  });
+
+  it('the created admin signs in to the console', async () => {
+    expect((await signIn('first password 1')).statusCode).toBe(200);
+  });
+
+  it('changes a password: the old one stops working and existing sessions end', async () => {
+    const before = await signIn('first password 1');
+    const cookie = String(before.headers['set-cookie']).split(';')[0]!;
+    const changed = waypost(['admin', 'password', '--email', 'cli@example.com', '--password', 'second password 2']);
+    expect(changed.code).toBe(0);
+    expect((await signIn('first password 1')).statusCode).toBe(401);
+    expect((await signIn('second password 2')).statusCode).toBe(200);
+    expect((await (await wp.app()).inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie } })).statusCode).toBe(401);
+    expect(waypost(['admin', 'password', '--email', 'nobody@example.com', '--password', 'whatever 12345']).code).toBe(1);
+  });
+
+  it('prints the admin token, which authenticates scripts', async () => {
+    const { code, stdout } = waypost(['admin', 'token']);
+    expect(code).toBe(0);
+    const token = stdout.trim();
+    expect(token).toMatch(/^wpa_/);
+    const res = await (await wp.app()).inject({ method: 'GET', url: '/admin/api/settings', headers: { authorization: `Bearer ${token}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().alert_email).toBe('cli@example.com'); // the first admin is the default alert recipient
+  });
+});
