@@ -6,6 +6,7 @@ import { AppError, tooManyRequests, unauthorized } from '../errors.js';
 import { secretMatches } from './keys.js';
 import type { ApiServices } from './install.js';
 import type { WindowCount } from './rate-limit.js';
+import type { ApiKeyRow } from '../store/tables.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -63,7 +64,8 @@ export function authenticate(core: Core, services: ApiServices) {
   const lastUsedWrites = new Map<string, number>();
   // The key is read on every request (so disabling it takes effect at once); the query is compiled once.
   const lookup = core.db.selectFrom('api_keys').select(['id', 'secret_hash', 'permissions', 'active', 'rate_limit', 'last_used_at']).where('key', '=', '').compile();
-  const findKey = async (token: string) => (await core.db.executeQuery({ ...lookup, parameters: [token] })).rows[0];
+  type KeyRow = Pick<ApiKeyRow, 'id' | 'secret_hash' | 'permissions' | 'active' | 'rate_limit' | 'last_used_at'>;
+  const findKey = async (token: string): Promise<KeyRow | undefined> => (await core.db.executeQuery<KeyRow>({ ...lookup, parameters: [token] })).rows[0];
 
   const touchLastUsed = (id: string, lastUsedAt: string | null, now: number) => {
     const last = Math.max(lastUsedAt ? Date.parse(lastUsedAt) : 0, lastUsedWrites.get(id) ?? 0);
