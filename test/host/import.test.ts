@@ -8,6 +8,8 @@ import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
 import type { RecordChange } from '../../src/host/changes.js';
 import { importFile, parseImportLine } from '../../src/host/import.js';
+import { createWebhook } from '../../src/webhooks/manage.js';
+import { EVENT_TYPES } from '../../src/webhooks/catalog.js';
 
 const booking = (over: Record<string, unknown> = {}) => ({
   status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '250.00',
@@ -37,7 +39,7 @@ function tempFile(name: string, content: string): string {
   return path;
 }
 
-const count = async (wp: Waypost, table: 'trips' | 'customers' | 'bookings' | 'payments' | 'enquiries' | 'reviews' | 'events') =>
+const count = async (wp: Waypost, table: 'trips' | 'customers' | 'bookings' | 'payments' | 'enquiries' | 'reviews' | 'events' | 'deliveries') =>
   Number((await wp.core.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 const tripLines = (from: number, to: number) =>
@@ -74,6 +76,7 @@ describe.each(DIALECTS)('bulk import on %s', (dialect) => {
   afterEach(async () => wp.close());
 
   it('imports all six types, reports bad lines by number and skips them, and fires nothing', async () => {
+    await createWebhook(wp.core, { name: 'all events', url: 'http://127.0.0.1:9/hook', events: EVENT_TYPES.map((e) => e.type) });
     const bad: Array<[number, string]> = [];
     const summary = await importFile(wp.core, tempFile('mixed.ndjson', MIXED), { onBadLine: (line, message) => bad.push([line, message]) });
 
@@ -92,9 +95,11 @@ describe.each(DIALECTS)('bulk import on %s', (dialect) => {
 
     expect(seen).toEqual([]);
     expect(await count(wp, 'events')).toBe(0);
-    // The same write through the normal path does reach the listeners (so the assertion above can fail).
+    expect(await count(wp, 'deliveries')).toBe(0);
+    // The same write through the normal path does reach the listeners and the subscriber (so the above can fail).
     await wp.put('reviews', 5, { trip_id: 7, author_name: 'Cy', rating: 4 });
     expect(seen.map((c) => `${c.resource}/${c.id}`)).toEqual(['reviews/5']);
+    expect(await count(wp, 'deliveries')).toBe(1);
   });
 
   it('is idempotent: importing the same data again changes nothing', async () => {
