@@ -291,4 +291,24 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
   });
+
+  it('gives every control on every page an accessible name', async () => {
+    const unnamed = async () => page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button, a[href]')]
+      .filter((el) => {
+        const e = el as HTMLInputElement;
+        const named = (e.labels?.length ?? 0) > 0 || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || e.textContent?.trim();
+        return !named && getComputedStyle(e).display !== 'none';
+      })
+      .map((el) => el.outerHTML.slice(0, 120)));
+    for (const hash of ['#/webhooks', '#/keys', '#/logs', '#/logs?view=alerts', '#/logs?view=usage', '#/settings']) {
+      await page.goto(`${base}/admin/${hash}`);
+      await page.locator('h1').waitFor();
+      await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' }).catch(() => {});
+      expect({ hash, unnamed: await unnamed() }).toEqual({ hash, unnamed: [] });
+    }
+    await page.getByRole('link', { name: 'Webhooks & API' }).click();
+    await page.getByRole('link', { name: 'CRM sync' }).click();
+    await page.getByRole('heading', { name: 'Signing secret' }).waitFor();
+    expect(await unnamed()).toEqual([]);
+  });
 });
