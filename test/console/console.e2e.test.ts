@@ -311,4 +311,31 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await page.getByRole('heading', { name: 'Signing secret' }).waitFor();
     expect(await unnamed()).toEqual([]);
   });
+
+  it('refuses a private address inline when private targets are not allowed (the production default)', async () => {
+    const strict = await testWaypost({ config: { port: 0, host: '127.0.0.1', allowPrivateTargets: false } });
+    const strictContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const { url } = await strict.serve('api');
+      const strictPage = await strictContext.newPage();
+      strictContext.setDefaultTimeout(15_000);
+      await strictPage.goto(setupLink(strict.core, (await issueSetupToken(strict.core))!).replace(strict.config.baseUrl, url!));
+      await strictPage.getByLabel('E-mail').fill(EMAIL);
+      await strictPage.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await strictPage.getByLabel('Repeat password').fill(PASSWORD);
+      await strictPage.getByRole('button', { name: 'Create admin and sign in' }).click();
+      await strictPage.getByRole('link', { name: 'Add webhook' }).first().click();
+      await strictPage.getByLabel('Name').fill('Internal');
+      await strictPage.getByLabel('Endpoint URL').fill('http://10.1.2.3/hooks');
+      await strictPage.getByLabel(/Booking Created/).check();
+      await strictPage.getByRole('button', { name: 'Add webhook' }).click();
+      const urlError = strictPage.locator('.field-invalid .field-error');
+      await urlError.waitFor();
+      expect(await urlError.textContent()).toMatch(/private|internal|not allowed|external/i);
+      expect(await strictPage.getByLabel('Endpoint URL').getAttribute('aria-invalid')).toBe('true');
+    } finally {
+      await strictContext.close();
+      await strict.close();
+    }
+  });
 });
