@@ -43,6 +43,6 @@ export function registerServe(program: Command): void {
       await withWaypost(async (wp) => {
         const applied = await migrate(wp.core.db);
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-      });
+      }, { migrate: false });
     });
 }
