@@ -36,6 +36,21 @@ export interface AttemptOptions {
   owner?: string;
   /** Aborts the send (graceful shutdown): no attempt is recorded and the lease is released. */
   signal?: AbortSignal;
+  /** The rows the attempt needs, when the caller loaded them already (the worker loads each claimed batch at once). */
+  loaded?: LoadedDelivery;
+  /** Where successes are recorded; the worker groups them into one transaction per batch. */
+  successes?: SuccessSink;
+}
+
+/** Records a successful attempt and marks its delivery succeeded (one transaction per call, or per batch). */
+export interface SuccessSink {
+  record(attempt: DeliveryAttemptRow, now: string): Promise<void>;
+}
+
+export interface LoadedDelivery {
+  delivery: DeliveryRow;
+  webhook: WebhookRow | undefined;
+  event: EventRow | undefined;
 }
 
 interface Prepared {
@@ -51,7 +66,9 @@ export async function attemptDelivery(core: Core, deliveryId: string, options: A
   const owner = options.owner ?? newId('man', core.clock.now());
   if (manual && !(await takeLease(core, deliveryId, owner))) return waitForHolder(core, deliveryId);
 
-  const prepared = await prepare(core, deliveryId, manual);
+  const loaded = options.loaded ?? (await loadDeliveries(core.db, [deliveryId])).get(deliveryId);
+  if (!loaded) throw new Error(`delivery ${deliveryId} does not exist`);
+  const prepared = await prepare(core, loaded, manual);
   if (!('webhook' in prepared)) return prepared;
 
   const { url, headers, body } = await buildRequest(core, prepared);
@@ -60,17 +77,27 @@ export async function attemptDelivery(core: Core, deliveryId: string, options: A
     await releaseLease(core.db, deliveryId, owner);
     return { ...summary(prepared.delivery, 0), error: 'aborted: the worker is shutting down' };
   }
-  return recordOutcome(core, prepared, { url, headers, body }, sent);
+  return recordOutcome(core, prepared, { url, headers, body }, sent, options.successes ?? singleSuccess(core));
 }
 
 // ---------- prepare ----------
 
-async function prepare(core: Core, deliveryId: string, manual: boolean): Promise<Prepared | AttemptResult> {
-  const delivery = await core.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();
-  if (!delivery) throw new Error(`delivery ${deliveryId} does not exist`);
+/** Loads deliveries with their webhooks and events: three queries for any number of deliveries. */
+export async function loadDeliveries(db: Db, ids: string[]): Promise<Map<string, LoadedDelivery>> {
+  const out = new Map<string, LoadedDelivery>();
+  if (ids.length === 0) return out;
+  const deliveries = await db.selectFrom('deliveries').selectAll().where('id', 'in', ids).execute();
+  if (deliveries.length === 0) return out;
+  const webhookIds = [...new Set(deliveries.map((d) => d.webhook_id))];
+  const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
+  const webhooks = new Map((await db.selectFrom('webhooks').selectAll().where('id', 'in', webhookIds).execute()).map((w) => [w.id, w]));
+  const events = new Map((await db.selectFrom('events').selectAll().where('id', 'in', eventIds).execute()).map((e) => [e.id, e]));
+  for (const d of deliveries) out.set(d.id, { delivery: d, webhook: webhooks.get(d.webhook_id), event: events.get(d.event_id) });
+  return out;
+}
+
+async function prepare(core: Core, { delivery, webhook, event }: LoadedDelivery, manual: boolean): Promise<Prepared | AttemptResult> {
   if (delivery.status !== 'pending') return summary(delivery, 0);
-  const webhook = await core.db.selectFrom('webhooks').selectAll().where('id', '=', delivery.webhook_id).executeTakeFirst();
-  const event = await core.db.selectFrom('events').selectAll().where('id', '=', delivery.event_id).executeTakeFirst();
   // The webhook may have been deleted or disabled since the delivery was queued: cancel instead of sending. An
   // explicit attempt, and an admin's "Send test" sample (whoever picks it up), may still reach a disabled webhook.
   const reason = !webhook || webhook.deleted_at !== null ? 'webhook deleted'
@@ -93,9 +120,14 @@ async function cancel(core: Core, delivery: DeliveryRow, reason: string): Promis
 /** The envelope, passed through filters.webhookPayload, serialised once and signed over those exact bytes. */
 export async function buildRequest(core: Core, p: Prepared): Promise<{ url: string; headers: Record<string, string>; body: string }> {
   const { config } = core;
-  let payload: Record<string, unknown> = { id: p.event.id, type: p.event.type, created_at: p.event.created_at, data: JSON.parse(p.event.data) };
-  if (core.filters.webhookPayload) payload = await core.filters.webhookPayload(payload, { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id });
-  const body = JSON.stringify(payload);
+  let body: string;
+  if (core.filters.webhookPayload) {
+    const payload = { id: p.event.id, type: p.event.type, created_at: p.event.created_at, data: JSON.parse(p.event.data) as unknown };
+    body = JSON.stringify(await core.filters.webhookPayload(payload, { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id }));
+  } else {
+    // event.data is already the record's JSON: splice it in rather than parse and serialise it again.
+    body = `{"id":${JSON.stringify(p.event.id)},"type":${JSON.stringify(p.event.type)},"created_at":${JSON.stringify(p.event.created_at)},"data":${p.event.data}}`;
+  }
   const secret = openSecret(config, p.webhook.secret);
   const timestamp = Math.floor(core.clock.now() / 1000);
   const x = `X-${config.serviceName}`;
@@ -132,33 +164,46 @@ export function onFailure(core: Core, attempt: number, test: boolean): Decision 
   return { status: 'pending', nextAttemptAt: next, alert: attempt >= total - 2 ? 'warning' : null };
 }
 
-async function recordOutcome(core: Core, p: Prepared, request: { url: string; headers: Record<string, string>; body: string }, sent: SendResult): Promise<AttemptResult> {
+async function recordOutcome(core: Core, p: Prepared, request: { url: string; headers: Record<string, string>; body: string }, sent: SendResult, successes: SuccessSink): Promise<AttemptResult> {
   const success = sent.status === 200;
   const error = success ? null : (sent.error ?? `HTTP ${sent.status}: expected 200`);
   const nowMs = core.clock.now();
   const now = new Date(nowMs).toISOString();
   const decision: Decision = success ? { status: 'succeeded', nextAttemptAt: null, alert: null } : onFailure(core, p.attempt, p.event.test === 1);
+  const attemptRow: DeliveryAttemptRow = {
+    id: newId('att', nowMs),
+    delivery_id: p.delivery.id,
+    attempt: p.attempt,
+    started_at: new Date(nowMs - sent.durationMs).toISOString(),
+    duration_ms: sent.durationMs,
+    request_url: request.url,
+    request_headers: JSON.stringify(request.headers),
+    request_body: request.body,
+    response_status: sent.status,
+    response_headers: sent.headers ? JSON.stringify(sent.headers) : null,
+    response_body: sent.body,
+    error,
+    success: success ? 1 : 0,
+  };
+  const result = {
+    deliveryId: p.delivery.id,
+    attempt: p.attempt,
+    responseStatus: sent.status,
+    responseHeaders: sent.headers,
+    responseBody: sent.body,
+    durationMs: sent.durationMs,
+    error,
+  };
+  if (success) {
+    await successes.record(attemptRow, now);
+    return { ...result, status: 'succeeded', nextAttemptAt: null, cancelReason: null };
+  }
 
   const final = await core.db.transaction().execute(async (trx) => {
     const current = await lockDelivery(trx, core, p.delivery.id);
-    const attemptRow: DeliveryAttemptRow = {
-      id: newId('att', nowMs),
-      delivery_id: p.delivery.id,
-      attempt: p.attempt,
-      started_at: new Date(nowMs - sent.durationMs).toISOString(),
-      duration_ms: sent.durationMs,
-      request_url: request.url,
-      request_headers: JSON.stringify(request.headers),
-      request_body: request.body,
-      response_status: sent.status,
-      response_headers: sent.headers ? JSON.stringify(sent.headers) : null,
-      response_body: sent.body,
-      error,
-      success: success ? 1 : 0,
-    };
     await trx.insertInto('delivery_attempts').values(attemptRow).execute();
-    // Cancelled while in flight (webhook disabled): a success still counts, a failure stays cancelled.
-    const status: DeliveryStatus = current?.status === 'cancelled' && !success ? 'cancelled' : decision.status;
+    // Cancelled while in flight (webhook disabled): the failure does not revive it.
+    const status: DeliveryStatus = current?.status === 'cancelled' ? 'cancelled' : decision.status;
     const finished = status !== 'pending';
     await trx.updateTable('deliveries').set({
       status,
@@ -182,23 +227,41 @@ async function recordOutcome(core: Core, p: Prepared, request: { url: string; he
     await sendFailureAlert(core, { level: decision.alert, webhook: p.webhook, deliveryId: p.delivery.id, eventId: p.event.id, eventType: p.event.type, attempt: p.attempt, totalAttempts: core.config.retryDelaysMs.length + 1, error: error ?? '', nextAttemptAt })
       .catch((err) => core.log.error({ err, delivery: p.delivery.id }, 'could not record the failure alert'));
   }
-  return {
-    deliveryId: p.delivery.id,
-    attempt: p.attempt,
-    status: final.status,
-    responseStatus: sent.status,
-    responseHeaders: sent.headers,
-    responseBody: sent.body,
-    durationMs: sent.durationMs,
-    error,
-    nextAttemptAt,
-    cancelReason: final.status === 'cancelled' ? final.cancelReason : null,
-  };
+  return { ...result, status: final.status, nextAttemptAt, cancelReason: final.status === 'cancelled' ? final.cancelReason : null };
 }
 
 async function lockDelivery(trx: Db, core: Core, id: string): Promise<DeliveryRow | undefined> {
   const q = trx.selectFrom('deliveries').selectAll().where('id', '=', id);
   return (core.store.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/**
+ * Marks deliveries succeeded with their attempt rows, in one transaction. A success counts even if the delivery
+ * was cancelled while in flight: the receiver has it.
+ */
+export async function recordSuccesses(db: Db, items: Array<{ attempt: DeliveryAttemptRow; now: string }>): Promise<void> {
+  if (items.length === 0) return;
+  const now = items[items.length - 1].now;
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('delivery_attempts').values(items.map((i) => i.attempt)).execute();
+    // The attempt row carries its number; the delivery had made one fewer (the lease kept others away).
+    await trx.updateTable('deliveries').set((eb) => ({
+      status: 'succeeded',
+      attempts: eb('attempts', '+', 1),
+      next_attempt_at: null,
+      lease_owner: null,
+      lease_until: null,
+      last_status: 200,
+      last_error: null,
+      cancel_reason: null,
+      updated_at: now,
+      completed_at: now,
+    })).where('id', 'in', items.map((i) => i.attempt.delivery_id)).execute();
+  });
+}
+
+function singleSuccess(core: Core): SuccessSink {
+  return { record: (attempt, now) => recordSuccesses(core.db, [{ attempt, now }]) };
 }
 
 // ---------- leases for explicit attempts ----------

@@ -4,14 +4,19 @@
 // for a grace period, then aborts and releases the rest: nothing is lost, at worst sent twice.
 import type { Core } from '../../core.js';
 import { newId } from '../../ids.js';
-import { attemptDelivery, releaseLease } from '../deliver.js';
+import { attemptDelivery, loadDeliveries, releaseLease, type LoadedDelivery } from '../deliver.js';
 import { claimerFor, renewLease, type Claimed, type Claimer } from './claimer.js';
 import { listenForDeliveries, type Listener } from './listen.js';
+import { SuccessBatch } from './success-batch.js';
+
+interface Job extends Claimed {
+  loaded: LoadedDelivery | undefined;
+}
 
 export class DeliveryWorker {
   readonly id: string;
   private readonly claimer: Claimer;
-  private readonly waiting: Claimed[] = [];
+  private readonly waiting: Job[] = [];
   private readonly running = new Map<string, Promise<void>>();
   private readonly perWebhook = new Map<string, number>();
   private readonly abort = new AbortController();
@@ -22,10 +27,12 @@ export class DeliveryWorker {
   private pollTimer: NodeJS.Timeout | null = null;
   private listener: Listener | null = null;
   private readonly onQueued = () => this.wake();
+  private readonly successes: SuccessBatch;
 
   constructor(private readonly core: Core) {
     this.id = newId('wrk', core.clock.now());
     this.claimer = claimerFor(core.store.dialect, core.db);
+    this.successes = new SuccessBatch(core.db, core.log);
   }
 
   /** Starts waking on new deliveries and polling for due retries. */
@@ -51,8 +58,8 @@ export class DeliveryWorker {
   private async claimLoop(): Promise<void> {
     do {
       this.again = false;
-      const { deliveryConcurrency } = this.core.config;
-      const free = deliveryConcurrency - this.running.size - this.waiting.length;
+      // Claims run ahead of the senders by up to one more round, so a claim serves many completions.
+      const free = 2 * this.core.config.deliveryConcurrency - this.running.size - this.waiting.length;
       if (free <= 0) {
         this.moreDue = true;
         return;
@@ -69,7 +76,14 @@ export class DeliveryWorker {
         await Promise.all(claimed.map((c) => releaseLease(this.core.db, c.id, this.id)));
         return;
       }
-      this.waiting.push(...claimed);
+      let loaded: Map<string, LoadedDelivery>;
+      try {
+        loaded = await loadDeliveries(this.core.db, claimed.map((c) => c.id));
+      } catch (err) {
+        this.core.log.error({ err }, 'could not load claimed deliveries; they are retried when their leases expire');
+        return;
+      }
+      this.waiting.push(...claimed.map((c) => ({ ...c, loaded: loaded.get(c.id) })));
       this.pump();
       if (this.moreDue) this.again = true;
     } while (this.again && !this.stopped);
@@ -78,7 +92,7 @@ export class DeliveryWorker {
   /** Starts waiting deliveries whose webhook is below its concurrency limit, oldest first. */
   private pump(): void {
     const limit = this.core.config.perWebhookConcurrency;
-    for (let i = 0; i < this.waiting.length && !this.stopped; ) {
+    for (let i = 0; i < this.waiting.length && this.running.size < this.core.config.deliveryConcurrency && !this.stopped; ) {
       const item = this.waiting[i];
       const busy = this.perWebhook.get(item.webhookId) ?? 0;
       if (busy >= limit) {
@@ -91,14 +105,16 @@ export class DeliveryWorker {
     }
   }
 
-  private async run(item: Claimed): Promise<void> {
+  private async run(item: Job): Promise<void> {
     try {
       // A delivery that waited for its webhook's turn long enough to risk its lease renews it first.
       const now = this.core.clock.now();
       if (item.leaseUntil - now < this.core.config.leaseMs / 2) {
         if (!(await renewLease(this.core.db, item.id, this.id, now + this.core.config.leaseMs))) return;
       }
-      await attemptDelivery(this.core, item.id, { owner: this.id, signal: this.abort.signal });
+      const waited = this.core.clock.now() - (item.leaseUntil - this.core.config.leaseMs) > this.core.config.leaseMs / 4;
+      // Rows loaded long ago are re-read: the webhook may have been disabled meanwhile.
+      await attemptDelivery(this.core, item.id, { owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded, successes: this.successes });
     } catch (err) {
       this.core.log.error({ err, delivery: item.id }, 'delivery attempt failed unexpectedly; it will be retried when its lease expires');
     }
@@ -110,7 +126,8 @@ export class DeliveryWorker {
     if (n > 0) this.perWebhook.set(item.webhookId, n);
     else this.perWebhook.delete(item.webhookId);
     this.pump();
-    if (this.moreDue) this.wake();
+    // Claim again when the prefetched work runs low (not after every completion).
+    if (this.moreDue && this.waiting.length < this.core.config.deliveryConcurrency / 2) this.wake();
   }
 
   /** Number of deliveries claimed by this worker and not finished. */
@@ -123,8 +140,12 @@ export class DeliveryWorker {
     for (;;) {
       this.wake();
       if (this.ticking) await this.ticking;
-      if (this.running.size === 0 && this.waiting.length === 0) return;
+      if (this.running.size === 0 && this.waiting.length === 0) {
+        await this.successes.idle();
+        return;
+      }
       await Promise.all([...this.running.values()]);
+      await this.successes.idle();
     }
   }
 
@@ -148,5 +169,6 @@ export class DeliveryWorker {
       this.abort.abort();
       await inFlight;
     }
+    await this.successes.idle();
   }
 }

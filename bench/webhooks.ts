@@ -1,0 +1,197 @@
+// Webhook delivery benchmark (`npm run bench:webhooks`): 10,000 events to 1 and to 10 subscribed webhooks on a
+// local receiver (its own process). Reports
+//   - throughput (deliveries/s): the outbox filled with 10,000 events, then drained by one worker;
+//   - event-commit → receiver latency p50/p95/p99 with events committed at a steady 200/s;
+//   - a baseline in the same run: a bare undici POST loop with the same concurrency and body size.
+// Results go to bench/results/webhooks.json. Targets: p99 < 100 ms at 200 events/s; throughput >= 40% of baseline.
+// Options: BENCH_EVENTS (default 10000), BENCH_RATE (200), BENCH_LATENCY_SECONDS (10), BENCH_DIALECT (sqlite|postgres).
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { Agent, request } from 'undici';
+import { createWaypost, type Waypost } from '../src/sdk.js';
+import { createLogger } from '../src/log.js';
+import { putMany } from '../src/host/write.js';
+import { DeliveryWorker } from '../src/webhooks/index.js';
+import { freshDatabaseUrl, type TestDialect } from '../test/helpers/db.js';
+import { addWebhook } from '../test/webhooks/engine/fixtures.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
+const DIALECT = (process.env.BENCH_DIALECT ?? 'sqlite') as TestDialect;
+
+const enquiry = (i: number) => ({ full_name: `Guest ${i}`, email: `guest${i}@example.com`, country: 'PT', message: 'We would like to join the Douro Valley trip in May with two children. Is there a family rate?', trip: { id: 7, title: 'Douro Valley' } });
+
+// ---------- the receiver process ----------
+
+interface Receiver {
+  url: string;
+  expect(n: number): Promise<void>;
+  report(): Promise<{ ids: number[]; times: number[] }>;
+  reset(): Promise<void>;
+  stop(): void;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const child: ChildProcess = fork(new URL('./webhook-receiver.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'] });
+  const next = (type: string) => new Promise<any>((resolve) => {
+    const on = (m: { type: string }) => {
+      if (m.type === type) {
+        child.off('message', on);
+        resolve(m);
+      }
+    };
+    child.on('message', on);
+  });
+  const { port } = await next('listening');
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    async expect(n) { const p = next('reached'); child.send({ type: 'expect', n }); await p; },
+    async report() { const p = next('report'); child.send({ type: 'report' }); return p; },
+    async reset() { const p = next('reset'); child.send({ type: 'reset' }); await p; },
+    stop() { child.send({ type: 'stop' }); },
+  };
+}
+
+// ---------- helpers ----------
+
+const now = () => performance.timeOrigin + performance.now();
+const round = (n: number, d = 1) => Number(n.toFixed(d));
+
+function percentiles(values: number[]) {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+  return { p50: round(at(50)), p95: round(at(95)), p99: round(at(99)), max: round(s[s.length - 1]), samples: s.length };
+}
+
+async function openWaypost(): Promise<Waypost> {
+  return createWaypost({
+    env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' },
+    config: { databaseUrl: await freshDatabaseUrl(DIALECT) },
+    logger: createLogger('silent'),
+  });
+}
+
+// ---------- throughput: fill the outbox, then drain it ----------
+
+async function throughput(receiver: Receiver, webhooks: number) {
+  const wp = await openWaypost();
+  try {
+    for (let w = 0; w < webhooks; w++) await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], name: `hook ${w}` });
+    for (let i = 1; i <= EVENTS; i += 500) {
+      const items = [];
+      for (let j = i; j < Math.min(i + 500, EVENTS + 1); j++) items.push({ resource: 'enquiries' as const, id: j, input: enquiry(j) as never });
+      await putMany(wp.core, items);
+    }
+    const deliveries = EVENTS * webhooks;
+    await receiver.reset();
+    const reached = receiver.expect(deliveries);
+    const started = now();
+    const worker = new DeliveryWorker(wp.core);
+    await worker.drain();
+    await reached;
+    const seconds = (now() - started) / 1000;
+    const body = (await wp.core.db.selectFrom('delivery_attempts').select('request_body').limit(1).executeTakeFirstOrThrow()).request_body;
+    return { webhooks, deliveries, seconds: round(seconds, 2), deliveries_per_second: Math.round(deliveries / seconds), body_bytes: Buffer.byteLength(body), body };
+  } finally {
+    await wp.close();
+  }
+}
+
+// ---------- latency: events committed at a steady rate, worker running ----------
+
+async function latency(receiver: Receiver, webhooks: number) {
+  const wp = await openWaypost();
+  try {
+    for (let w = 0; w < webhooks; w++) await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], name: `hook ${w}` });
+    await wp.serve('worker');
+    await receiver.reset();
+    const events = RATE * LATENCY_SECONDS;
+    const committedAt = new Map<number, number>();
+    const reached = receiver.expect(events * webhooks);
+    const start = now();
+    for (let i = 1; i <= events; i++) {
+      const due = start + ((i - 1) * 1000) / RATE;
+      const wait = due - now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await wp.put('enquiries', i, enquiry(i));
+      committedAt.set(i, now());
+    }
+    const offered = events / ((now() - start) / 1000);
+    await reached;
+    const { ids, times } = await receiver.report();
+    const lat = ids.map((id, k) => times[k] - (committedAt.get(id) ?? NaN)).filter((v) => Number.isFinite(v));
+    return { webhooks, events, offered_events_per_second: round(offered), deliveries: lat.length, latency_ms: percentiles(lat) };
+  } finally {
+    await wp.close();
+  }
+}
+
+// ---------- baseline: bare undici POST loop, same concurrency and body ----------
+
+async function baseline(receiver: Receiver, concurrency: number, body: string, total: number) {
+  const agent = new Agent({ keepAliveTimeout: 10_000, connections: 256 });
+  await receiver.reset();
+  const reached = receiver.expect(total);
+  let sent = 0;
+  const started = now();
+  const loop = async () => {
+    while (sent < total) {
+      sent++;
+      const res = await request(receiver.url, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent });
+      await res.body.text();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  await reached;
+  const seconds = (now() - started) / 1000;
+  await agent.close();
+  return { concurrency, requests: total, seconds: round(seconds, 2), requests_per_second: Math.round(total / seconds) };
+}
+
+// ---------- run ----------
+
+const receiver = await startReceiver();
+const config = (await openWaypost().then(async (wp) => { const c = wp.config; await wp.close(); return c; }));
+const results = [];
+try {
+  for (const webhooks of [1, 10]) {
+    console.error(`throughput: ${EVENTS} events x ${webhooks} webhook(s)…`);
+    const t = await throughput(receiver, webhooks);
+    const concurrency = Math.min(config.deliveryConcurrency, webhooks * config.perWebhookConcurrency);
+    console.error(`baseline: undici POST loop, concurrency ${concurrency}…`);
+    const b = await baseline(receiver, concurrency, t.body, t.deliveries);
+    console.error(`latency: ${RATE} events/s for ${LATENCY_SECONDS} s x ${webhooks} webhook(s)…`);
+    const l = await latency(receiver, webhooks);
+    const row = {
+      webhooks,
+      throughput: { deliveries: t.deliveries, seconds: t.seconds, deliveries_per_second: t.deliveries_per_second, body_bytes: t.body_bytes },
+      baseline: b,
+      throughput_vs_baseline: round(t.deliveries_per_second / b.requests_per_second, 3),
+      latency: l,
+      targets: {
+        p99_under_100ms: l.latency_ms.p99 < 100,
+        throughput_at_least_40pct_of_baseline: t.deliveries_per_second >= 0.4 * b.requests_per_second,
+      },
+    };
+    console.error(JSON.stringify(row));
+    results.push(row);
+  }
+} finally {
+  receiver.stop();
+}
+
+const out = {
+  benchmark: 'webhook delivery: outbox drain throughput, event-commit → receiver latency at a steady rate, bare undici baseline',
+  dialect: DIALECT,
+  events: EVENTS,
+  latency_rate_events_per_second: RATE,
+  config: { deliveryConcurrency: config.deliveryConcurrency, perWebhookConcurrency: config.perWebhookConcurrency },
+  machine: { cpus: cpus().length, node: process.version },
+  date: new Date().toISOString(),
+  results,
+};
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(new URL(`./results/webhooks${DIALECT === 'sqlite' ? '' : `-${DIALECT}`}.json`, import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
+console.log(JSON.stringify(out, null, 2));

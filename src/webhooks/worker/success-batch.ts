@@ -1,0 +1,47 @@
+// Group commit for successful attempts: the worker's successes that finish close together are written in one
+// transaction (attempt rows + delivery updates) instead of one each, and the sender's slot is free as soon as
+// the receiver has answered. Until written, the delivery keeps its lease; if the write fails or the process
+// dies first, the delivery is sent again after the lease expires (at-least-once, same X-Waypost-Delivery).
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../../store/tables.js';
+import type { DeliveryAttemptRow } from '../tables.js';
+import { recordSuccesses, type SuccessSink } from '../deliver.js';
+
+const MAX_BATCH = 200;
+
+interface Item {
+  attempt: DeliveryAttemptRow;
+  now: string;
+}
+
+export class SuccessBatch implements SuccessSink {
+  private readonly queue: Item[] = [];
+  private flushing: Promise<void> | null = null;
+
+  constructor(private readonly db: Kysely<Database>, private readonly log: Logger) {}
+
+  /** Queues the success; it is written within a turn of the event loop. */
+  async record(attempt: DeliveryAttemptRow, now: string): Promise<void> {
+    this.queue.push({ attempt, now });
+    this.flushing ??= this.flush();
+  }
+
+  /** Resolves when everything queued so far is written (or has failed and been logged). */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    await new Promise((r) => setImmediate(r)); // let the successes of this turn of the event loop join
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await recordSuccesses(this.db, batch);
+      } catch (err) {
+        this.log.error({ err, deliveries: batch.length }, 'could not record successful deliveries; they will be sent again when their leases expire');
+      }
+    }
+    this.flushing = null;
+  }
+}
