@@ -4,12 +4,20 @@ import { EmptyState } from '../components/EmptyState';
 import type { KeyUsage } from '../types';
 import { usePolling } from '../usePolling';
 
+/** The last 7 UTC days, oldest first, whether or not the key was used on them. */
+function lastDays(n = 7): string[] {
+  const today = Date.now();
+  return Array.from({ length: n }, (_, i) => new Date(today - (n - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+}
+
 function DayBars({ days }: { days: KeyUsage['days'] }) {
-  const max = Math.max(1, ...days.map((d) => d.requests));
+  const byDay = new Map(days.map((d) => [d.day, d.requests]));
+  const slots = lastDays().map((day) => ({ day, requests: byDay.get(day) ?? 0 }));
+  const max = Math.max(1, ...slots.map((d) => d.requests));
   return (
     <div className="bars" aria-hidden="true">
-      {days.map((d) => (
-        <span key={d.day} className="bar" style={{ height: `${Math.max(2, (d.requests / max) * 28)}px` }} title={`${d.day}: ${d.requests} requests`} />
+      {slots.map((d) => (
+        <span key={d.day} className={`bar${d.requests ? '' : ' bar-empty'}`} style={{ height: `${d.requests ? Math.max(4, (d.requests / max) * 28) : 2}px` }} title={`${d.day}: ${d.requests} requests`} />
       ))}
     </div>
   );
