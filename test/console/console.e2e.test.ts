@@ -312,6 +312,15 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     expect(await unnamed()).toEqual([]);
   });
 
+  it('shows the sign-in page, without a reload, when the session ends elsewhere', async () => {
+    await page.goto(`${base}/admin/#/webhooks`);
+    await page.getByRole('heading', { name: 'Webhooks & API' }).waitFor();
+    await wp.core.db.deleteFrom('admin_sessions').execute(); // e.g. `waypost admin password` signed everyone out
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor(); // the next live refresh gets 401
+    const res = await page.request.get(`${base}/admin/api/webhooks`);
+    expect(res.status()).toBe(401);
+  });
+
   it('refuses a private address inline when private targets are not allowed (the production default)', async () => {
     const strict = await testWaypost({ config: { port: 0, host: '127.0.0.1', allowPrivateTargets: false } });
     const strictContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
