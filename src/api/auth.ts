@@ -87,7 +87,7 @@ export function authenticate(core: Core, services: ApiServices) {
     const failures = await services.limiter.peek(ipBucket, windowMs, now);
     if (failures.count >= config.authFailLimit) {
       const retry = setRateLimitHeaders(reply, config.authFailLimit, windowS, failures, now);
-      throw tooManyRequests(`Too many failed authentications from this address; try again in ${retry} s.`, retry);
+      throw tooManyRequests(`Too many failed authentications from this address; try again in ${retry} s.`, Math.max(1, retry));
     }
 
     const fail = async (err: AppError): Promise<never> => {
@@ -109,7 +109,7 @@ export function authenticate(core: Core, services: ApiServices) {
     const used = await services.limiter.hit(`key:${row.id}`, windowMs, now);
     const retry = setRateLimitHeaders(reply, limit, windowS, used, now);
     touchLastUsed(row.id, row.last_used_at, now);
-    if (used.count > limit) throw tooManyRequests(`Rate limit of ${limit} requests per ${windowS} s reached; try again in ${retry} s.`, retry);
+    if (used.count > limit) throw tooManyRequests(`Rate limit of ${limit} requests per ${windowS} s reached; try again in ${retry} s.`, Math.max(1, retry));
 
     const permissions = JSON.parse(row.permissions) as string[];
     if (permission !== '*' && !permissions.includes(permission)) {
