@@ -10,7 +10,7 @@ import { migrate } from './store/migrate.js';
 import { buildApp } from './http/app.js';
 import { deleteRecord, putRecord, type PutResult } from './host/write.js';
 import type { Resource } from './records/schemas.js';
-import { installWebhooks, startWorker, type Worker } from './webhooks/index.js';
+import { closeWebhooks, installWebhooks, startWorker, type Worker } from './webhooks/index.js';
 import { closeApi, installApi } from './api/install.js';
 
 export interface WaypostOptions {
@@ -79,6 +79,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
       if (worker) await worker.stop();
       if (app) await app.close();
       await closeApi(core);
+      await closeWebhooks(core);
       await store.close();
     },
   };

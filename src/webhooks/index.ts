@@ -24,13 +24,13 @@ export interface Worker {
 export async function startWorker(core: Core): Promise<Worker> {
   const worker = new DeliveryWorker(core).start();
   core.log.info({ worker: worker.id, concurrency: core.config.deliveryConcurrency }, 'delivery worker started');
-  return {
-    async stop() {
-      await worker.stop();
-      await closeTargetAgent(core.config);
-      closeMailer(core.config);
-    },
-  };
+  return { stop: () => worker.stop() };
+}
+
+/** Closes the pooled HTTP client and mail transport (an idle keep-alive socket would keep a CLI process alive). */
+export async function closeWebhooks(core: Core): Promise<void> {
+  await closeTargetAgent(core.config);
+  closeMailer(core.config);
 }
 
 export { DeliveryWorker };

@@ -28,7 +28,7 @@ function claimQuery(db: Kysely<Database>, skipLocked: boolean) {
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', now)
           .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
-          .orderBy('next_attempt_at').orderBy('id')
+          .orderBy('next_attempt_at') // served by the deliveries_due index: no sort of the whole backlog
           .limit(limit);
         return skipLocked ? due.forUpdate().skipLocked() : due;
       })

@@ -2,6 +2,7 @@
 // limits, and wakes on a new delivery (in-process bus, PostgreSQL NOTIFY) or on the poll timer (due retries,
 // expired leases). stop() claims nothing more, releases what has not started, lets in-flight attempts finish
 // for a grace period, then aborts and releases the rest: nothing is lost, at worst sent twice.
+import { setMaxListeners } from 'node:events';
 import type { Core } from '../../core.js';
 import { newId } from '../../ids.js';
 import { attemptDelivery, loadDeliveries, releaseLease, type LoadedDelivery } from '../deliver.js';
@@ -33,6 +34,7 @@ export class DeliveryWorker {
     this.id = newId('wrk', core.clock.now());
     this.claimer = claimerFor(core.store.dialect, core.db);
     this.successes = new SuccessBatch(core.db, core.log);
+    setMaxListeners(0, this.abort.signal); // every in-flight send listens to it
   }
 
   /** Starts waking on new deliveries and polling for due retries. */
