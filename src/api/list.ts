@@ -9,6 +9,7 @@ import type { ApiResource, PublicRecords } from '../records/schemas.js';
 import { searchCondition } from '../store/dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ListQuery } from './schemas.js';
+import { readRows } from './read.js';
 
 export interface ListPage<R extends ApiResource> {
   items: PublicRecords[R][];
@@ -51,11 +52,11 @@ function applyFilters(core: Core, resource: ApiResource, qb: AnyQuery, q: ListQu
 
 async function totalOf(core: Core, resource: ApiResource, q: ListQuery): Promise<number> {
   if (!isFiltered(q)) {
-    const row = await core.db.selectFrom('record_counts').select('total').where('resource', '=', resource).executeTakeFirst();
+    const [row] = await readRows<{ total: number }>(core, core.db.selectFrom('record_counts').select('total').where('resource', '=', resource).compile());
     return Number(row?.total ?? 0);
   }
-  const row = await applyFilters(core, resource, anyDb(core).selectFrom(resource as string), q).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+  const [row] = await readRows<{ n: number }>(core, applyFilters(core, resource, anyDb(core).selectFrom(resource as string), q).select((eb) => eb.fn.countAll().as('n')).compile());
+  return Number(row?.n ?? 0);
 }
 
 export async function listRecords<R extends ApiResource>(core: Core, resource: R, q: ListQuery): Promise<ListPage<R>> {
@@ -77,7 +78,7 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
   qb = qb.orderBy('id', order).limit(perpage + 1);
   if (q.page !== undefined) qb = qb.offset((q.page - 1) * perpage);
 
-  const [rows, total] = await Promise.all([qb.execute(), totalOf(core, resource, q)]);
+  const [rows, total] = await Promise.all([readRows<{ id: number; data: string; sort_key?: string }>(core, qb.compile()), totalOf(core, resource, q)]);
   const pageRows = rows.slice(0, perpage) as Array<{ id: number; data: string; sort_key?: string }>;
   const items = await present(core.db, resource, pageRows.map((r) => JSON.parse(r.data) as StoredRecords[R]));
   const last = pageRows[pageRows.length - 1];
@@ -91,7 +92,7 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
 export async function readRecord<R extends ApiResource>(core: Core, resource: R, id: number): Promise<PublicRecords[R] | null> {
   let qb = anyDb(core).selectFrom(resource as string).select('data').where('id', '=', id);
   if (resource === 'bookings') qb = qb.where('visible', '=', 1);
-  const row = (await qb.executeTakeFirst()) as { data: string } | undefined;
+  const [row] = await readRows<{ data: string }>(core, qb.compile());
   if (!row) return null;
   const [one] = await present(core.db, resource, [JSON.parse(row.data) as StoredRecords[R]]);
   return one;

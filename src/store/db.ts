@@ -15,6 +15,8 @@ export interface Store {
   /** For PostgreSQL: the connection string (LISTEN/NOTIFY opens its own client). */
   url: string;
   close(): Promise<void>;
+  /** SQLite only: the connection itself, for hot-path reads that reuse a prepared statement (API key lookup). */
+  sqlite?: SqliteDatabase.Database;
 }
 
 // COUNT(*) and BIGINT ids come back as strings by default; our ids fit in a JS number.
@@ -45,7 +47,7 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', url, close: () => db.destroy() };
+    return { db, dialect: 'sqlite', url, close: () => db.destroy(), sqlite };
   }
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
   pool.on('error', () => {}); // an idle client's error is reported by the next query that uses the pool
