@@ -7,7 +7,7 @@
 // Options: BENCH_EVENTS (default 10000), BENCH_RATE (200), BENCH_LATENCY_SECONDS (10), BENCH_DIALECT (sqlite|postgres).
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { Agent, request } from 'undici';
 import { createWaypost, type Waypost } from '../src/sdk.js';
 import { createLogger } from '../src/log.js';
@@ -188,7 +188,8 @@ const out = {
   events: EVENTS,
   latency_rate_events_per_second: RATE,
   config: { deliveryConcurrency: config.deliveryConcurrency, perWebhookConcurrency: config.perWebhookConcurrency },
-  machine: { cpus: cpus().length, node: process.version },
+  // The 1-minute load average at the end: other work on the machine skews both the engine and the baseline.
+  machine: { cpus: cpus().length, node: process.version, load_average_1m: Number(loadavg()[0].toFixed(2)) },
   date: new Date().toISOString(),
   results,
 };

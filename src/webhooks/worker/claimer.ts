@@ -14,11 +14,12 @@ export interface Claimed {
 }
 
 export interface Claimer {
-  claim(owner: string, limit: number, now: number, leaseMs: number): Promise<Claimed[]>;
+  /** `skipWebhooks`: webhooks this worker already holds enough of (so one slow webhook cannot starve the others). */
+  claim(owner: string, limit: number, now: number, leaseMs: number, skipWebhooks?: string[]): Promise<Claimed[]>;
 }
 
 function claimQuery(db: Kysely<Database>, skipLocked: boolean) {
-  return async (owner: string, limit: number, now: number, leaseMs: number): Promise<Claimed[]> => {
+  return async (owner: string, limit: number, now: number, leaseMs: number, skipWebhooks: string[] = []): Promise<Claimed[]> => {
     if (limit <= 0) return [];
     const leaseUntil = now + leaseMs;
     const rows = await db.updateTable('deliveries')
@@ -28,6 +29,7 @@ function claimQuery(db: Kysely<Database>, skipLocked: boolean) {
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', now)
           .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
+          .$if(skipWebhooks.length > 0, (q) => q.where('webhook_id', 'not in', skipWebhooks))
           .orderBy('next_attempt_at') // served by the deliveries_due index: no sort of the whole backlog
           .limit(limit);
         return skipLocked ? due.forUpdate().skipLocked() : due;

@@ -19,7 +19,9 @@ export class DeliveryWorker {
   private readonly claimer: Claimer;
   private readonly waiting: Job[] = [];
   private readonly running = new Map<string, Promise<void>>();
-  private readonly perWebhook = new Map<string, number>();
+  private readonly perWebhook = new Map<string, number>(); // running, per webhook
+  private readonly held = new Map<string, number>(); // running + waiting, per webhook
+  private readonly skipped = new Set<string>(); // webhooks the last claim passed over: refill when they run low
   private readonly abort = new AbortController();
   private ticking: Promise<void> | null = null;
   private again = false;
@@ -60,15 +62,19 @@ export class DeliveryWorker {
   private async claimLoop(): Promise<void> {
     do {
       this.again = false;
-      // Claims run ahead of the senders by up to one more round, so a claim serves many completions.
-      const free = 2 * this.core.config.deliveryConcurrency - this.running.size - this.waiting.length;
+      // Claims run ahead of the senders by up to one more round, so a claim serves many completions. Deliveries
+      // held back by their own webhook's limit do not count, and such webhooks are not claimed for again: a slow
+      // webhook keeps at most two rounds here and cannot starve the others.
+      const free = 2 * this.core.config.deliveryConcurrency - this.running.size - this.startable();
       if (free <= 0) {
         this.moreDue = true;
         return;
       }
       let claimed: Claimed[];
       try {
-        claimed = await this.claimer.claim(this.id, free, this.core.clock.now(), this.core.config.leaseMs);
+        const skip = this.saturatedWebhooks();
+        for (const id of skip) this.skipped.add(id);
+        claimed = await this.claimer.claim(this.id, free, this.core.clock.now(), this.core.config.leaseMs, skip);
       } catch (err) {
         this.core.log.error({ err }, 'could not claim deliveries');
         return;
@@ -85,10 +91,24 @@ export class DeliveryWorker {
         this.core.log.error({ err }, 'could not load claimed deliveries; they are retried when their leases expire');
         return;
       }
-      this.waiting.push(...claimed.map((c) => ({ ...c, loaded: loaded.get(c.id) })));
+      for (const c of claimed) {
+        this.waiting.push({ ...c, loaded: loaded.get(c.id) });
+        this.held.set(c.webhookId, (this.held.get(c.webhookId) ?? 0) + 1);
+      }
       this.pump();
       if (this.moreDue) this.again = true;
     } while (this.again && !this.stopped);
+  }
+
+  /** Waiting deliveries whose webhook has a free slot. */
+  private startable(): number {
+    const limit = this.core.config.perWebhookConcurrency;
+    return this.waiting.filter((w) => (this.perWebhook.get(w.webhookId) ?? 0) < limit).length;
+  }
+
+  private saturatedWebhooks(): string[] {
+    const cap = 2 * this.core.config.perWebhookConcurrency;
+    return [...this.held].filter(([, n]) => n >= cap).map(([id]) => id);
   }
 
   /** Starts waiting deliveries whose webhook is below its concurrency limit, oldest first. */
@@ -127,9 +147,17 @@ export class DeliveryWorker {
     const n = (this.perWebhook.get(item.webhookId) ?? 1) - 1;
     if (n > 0) this.perWebhook.set(item.webhookId, n);
     else this.perWebhook.delete(item.webhookId);
+    const h = (this.held.get(item.webhookId) ?? 1) - 1;
+    if (h > 0) this.held.set(item.webhookId, h);
+    else this.held.delete(item.webhookId);
     this.pump();
     // Claim again when the prefetched work runs low (not after every completion).
-    if (this.moreDue && this.waiting.length < this.core.config.deliveryConcurrency / 2) this.wake();
+    if (this.skipped.has(item.webhookId) && h <= this.core.config.perWebhookConcurrency) {
+      this.skipped.delete(item.webhookId);
+      this.wake();
+    } else if (this.moreDue && this.startable() < this.core.config.deliveryConcurrency / 2) {
+      this.wake();
+    }
   }
 
   /** Number of deliveries claimed by this worker and not finished. */

@@ -106,3 +106,28 @@ describe.each(DIALECTS)('delivery worker on %s', (dialect) => {
     expect(statuses.map((r) => [Number(r.test), r.status])).toEqual([[0, 'cancelled'], [1, 'succeeded']]);
   });
 });
+
+describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
+  it('a slow webhook with a backlog does not hold up another webhook\'s deliveries', async () => {
+    const slow = await startReceiver(() => {}); // never answers: every attempt waits for the timeout
+    const fast = await startReceiver();
+    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 4, perWebhookConcurrency: 2, deliveryTimeoutMs: 5_000, pollMs: 50 } });
+    const worker = new DeliveryWorker(wp.core).start();
+    try {
+      await addWebhook(wp.core, slow.url, { events: ['enquiry.created'] });
+      for (let i = 1; i <= 30; i++) await wp.put('enquiries', i, enquiry);
+      await slow.waitFor(2);
+      await addWebhook(wp.core, fast.url, { events: ['review.created'] });
+      const started = Date.now();
+      await wp.put('reviews', 1, { trip_id: 7, author_name: 'Di', rating: 5 });
+      await fast.waitFor(1, 4_000); // well before the slow webhook's first timeout frees anything
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(slow.requests).toHaveLength(2); // its own limit holds
+    } finally {
+      await worker.stop(100);
+      await wp.close();
+      await slow.close();
+      await fast.close();
+    }
+  });
+});
