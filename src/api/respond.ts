@@ -23,11 +23,11 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
-function send(req: FastifyRequest, reply: FastifyReply, entry: CachedResponse, cache: 'HIT' | 'MISS'): FastifyReply {
+function send(req: FastifyRequest, reply: FastifyReply, entry: CachedResponse, cache: 'HIT' | 'MISS' | null): FastifyReply {
   reply.headers(entry.headers);
   reply.header('ETag', entry.etag);
   reply.header('Cache-Control', 'private, no-cache');
-  reply.header('X-Cache', cache);
+  if (cache) reply.header('X-Cache', cache);
   if (matches(req.headers['if-none-match'], entry.etag)) return reply.code(304).send();
   return reply.type('application/json; charset=utf-8').send(entry.body);
 }
@@ -37,15 +37,25 @@ export interface Computed {
   headers?: Record<string, string>;
 }
 
+function serialized(req: FastifyRequest, reply: FastifyReply, payload: unknown): string {
+  // The route's 200 schema decides what is sent: nothing leaks that it does not name.
+  const serialize = reply.getSerializationFunction('200', 'application/json') ?? reply.getSerializationFunction('200');
+  if (!serialize) throw new Error(`no 200 response schema for ${req.routeOptions.url}`);
+  return serialize(payload as Record<string, unknown>);
+}
+
+/** An answer that is not cached (per-key, like /test) but still has an ETag and honours If-None-Match. */
+export function uncachedAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown): FastifyReply {
+  const body = serialized(req, reply, payload);
+  return send(req, reply, { body, etag: etagOf(body), headers: {} }, null);
+}
+
 export async function cachedAnswer(core: Core, services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource, compute: () => Promise<Computed>): Promise<FastifyReply> {
   const key = cacheKeyOf(req);
   const { entry, generation } = await services.cache.get(resource, key);
   if (entry) return send(req, reply, entry, 'HIT');
   const { payload, headers = {} } = await compute();
-  // The route's 200 schema decides what is sent: nothing leaks that it does not name.
-  const serialize = reply.getSerializationFunction('200', 'application/json');
-  if (!serialize) throw new Error(`no 200 response schema for ${req.routeOptions.url}`);
-  const body = serialize(payload as Record<string, unknown>);
+  const body = serialized(req, reply, payload);
   const fresh: CachedResponse = { body, etag: etagOf(body), headers };
   // Storing is not on the answer's path; a failed store only costs a later miss.
   if (core.config.cacheTtlS > 0) {

@@ -13,7 +13,7 @@ import { apiServices } from './install.js';
 import { paginationHeaders } from './links.js';
 import { listRecords, readRecord } from './list.js';
 import { registerOpenApi, SECURITY } from './openapi.js';
-import { cachedAnswer } from './respond.js';
+import { cachedAnswer, uncachedAnswer } from './respond.js';
 import { DetailParams, LIST_QUERIES, NoQuery, ProblemSchema, RECORD_SCHEMAS, TestAnswer, type ListQuery } from './schemas.js';
 import { apiValidatorCompiler } from './validation.js';
 
@@ -51,7 +51,7 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     api.get('/test', {
       config: { apiPermission: '*' },
       schema: { tags: ['keys'], summary: 'Check credentials', description: 'Any active key; answers its id and permissions.', security: SECURITY, querystring: NoQuery, response: { 200: TestAnswer, ...ERRORS } },
-    }, async (req) => ({ ok: true as const, key: req.apiKey!.id, permissions: req.apiKey!.permissions }));
+    }, async (req, reply) => uncachedAnswer(req, reply, { ok: true, key: req.apiKey!.id, permissions: req.apiKey!.permissions }));
 
     for (const resource of API_RESOURCES) registerResource(api, core, resource);
   }, { prefix: root });

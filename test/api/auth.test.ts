@@ -20,6 +20,8 @@ describe.each(DIALECTS)('REST API authentication on %s', (dialect) => {
     const res = await f.get('/test');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, key: f.key.id, permissions: f.key.permissions });
+    expect(res.headers.etag).toBeTruthy();
+    expect((await f.get('/test', { ...f.auth, 'if-none-match': res.headers.etag as string })).statusCode).toBe(304);
   });
 
   it('refuses missing, unknown, wrong and disabled credentials with distinct 401 codes', async () => {
