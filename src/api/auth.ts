@@ -66,10 +66,12 @@ export function authenticate(core: Core, services: ApiServices) {
   const lookup = core.db.selectFrom('api_keys').select(['id', 'secret_hash', 'permissions', 'active', 'rate_limit', 'last_used_at']).where('key', '=', '').compile();
   type KeyRow = Pick<ApiKeyRow, 'id' | 'secret_hash' | 'permissions' | 'active' | 'rate_limit' | 'last_used_at'>;
   // On SQLite the statement is also prepared once (Kysely's driver prepares on every query: ~10% of a cache hit).
-  const prepared = core.store.sqlite?.prepare(lookup.sql);
-  const findKey = prepared
-    ? async (token: string) => prepared.get(token) as KeyRow | undefined
-    : async (token: string): Promise<KeyRow | undefined> => (await core.db.executeQuery<KeyRow>({ ...lookup, parameters: [token] })).rows[0];
+  // Not while a write transaction holds the connection (see src/api/read.ts).
+  const sqlite = core.store.sqlite;
+  const prepared = sqlite?.prepare(lookup.sql);
+  const findKey = async (token: string): Promise<KeyRow | undefined> => (prepared
+    ? prepared.get(token) as KeyRow | undefined
+    : (await core.db.executeQuery<KeyRow>({ ...lookup, parameters: [token] })).rows[0]);
 
   const touchLastUsed = (id: string, lastUsedAt: string | null, now: number) => {
     const last = Math.max(lastUsedAt ? Date.parse(lastUsedAt) : 0, lastUsedWrites.get(id) ?? 0);

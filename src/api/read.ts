@@ -1,5 +1,6 @@
 // Runs the API's read queries. Kysely builds and compiles them; on SQLite the statement is then prepared once per
 // distinct SQL text and reused (Kysely's driver prepares on every query, a large share of a cheap read).
+// The statements run synchronously on the shared connection, so only when no transaction is open on it.
 import type { CompiledQuery } from 'kysely';
 import type { Core } from '../core.js';
 
@@ -9,7 +10,9 @@ const statements = new WeakMap<object, Map<string, Statement>>();
 
 export async function readRows<T>(core: Core, query: CompiledQuery): Promise<T[]> {
   const sqlite = core.store.sqlite;
-  if (!sqlite) return (await core.db.executeQuery<T>(query)).rows;
+  // While a write transaction holds the one connection, go through Kysely, which waits for it: reading beside it
+  // would see (and could cache) rows that are not committed yet.
+  if (!sqlite || sqlite.inTransaction) return (await core.db.executeQuery<T>(query)).rows;
   let cache = statements.get(sqlite);
   if (!cache) statements.set(sqlite, (cache = new Map()));
   let stmt = cache.get(query.sql);

@@ -110,4 +110,25 @@ describe.each(DIALECTS)('REST API response cache on %s', (dialect) => {
     expect((await f.get('/trips/5')).headers['x-cache']).toBe('HIT');
     expect((await f.get('/trips/1')).headers['x-cache']).toBe('MISS');
   });
+
+  it('never answers (or caches) rows of a write transaction that is still open and then rolls back', async () => {
+    f = await apiFixture(dialect);
+    await f.wp.put('trips', 1, trip());
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const row = await f.wp.core.db.selectFrom('trips').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+    const write = f.wp.core.db.transaction().execute(async (trx) => {
+      await trx.insertInto('trips').values({ ...row, id: 99, data: JSON.stringify({ ...JSON.parse(row.data), id: 99, title: 'Uncommitted' }) }).execute();
+      await held;
+      throw new Error('roll back');
+    }).catch(() => 'rolled back');
+    await new Promise((r) => setTimeout(r, 20));
+    const during = f.get('/trips');
+    // Give the request time to answer if it could (it must not: it waits for the transaction to end).
+    await Promise.race([during, new Promise((r) => setTimeout(r, 300))]);
+    release();
+    expect(await write).toBe('rolled back');
+    expect((await during).json().map((t: { id: number }) => t.id)).toEqual([1]);
+    expect((await f.get('/trips')).json().map((t: { id: number }) => t.id)).toEqual([1]);
+  });
 });
