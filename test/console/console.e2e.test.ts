@@ -135,7 +135,7 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     expect(sent.headers['x-waypost-event']).toBe('enquiry.created');
     const expected = `sha256=${createHmac('sha256', webhookSecret).update(sent.body).digest('hex')}`;
     expect(sent.headers['x-waypost-signature']).toBe(expected); // signed with the secret the console showed
-    await page.screenshot({ style: HIDE_TOASTS, path: join(SHOTS, 'webhook-edit.png'), fullPage: true });
+    await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'webhook-edit.png'), fullPage: true });
   });
 
   it('shows the delivery and its attempt in Logs, live, and redelivers it', async () => {
@@ -200,7 +200,7 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await row.getByRole('button', { name: 'Enable Partner portal' }).click();
     await expect.poll(text(row), W).toContain('Active');
     expect((await call()).status).toBe(200);
-    await page.screenshot({ style: HIDE_TOASTS, path: join(SHOTS, 'api-keys.png') });
+    await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'api-keys.png') });
 
     // A permission the key lacks is refused, and shows up in the key's usage as a 4xx.
     const denied = await fetch(`${base}/rest/waypost/api/v1/customers`, { headers: { 'Access-Token': key, 'Access-Secret': secret } });
@@ -230,7 +230,7 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     expect(failing.requests).toHaveLength(5);
     expect(await row.getByRole('switch').isChecked()).toBe(false);
     await expect.poll(text(page.locator('tr[data-webhook="CRM sync"]')), W).toContain('Succeeded · 200');
-    await page.screenshot({ style: HIDE_TOASTS, path: join(SHOTS, 'webhooks.png') });
+    await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'webhooks.png') });
 
     failing.respondWith(200);
     await row.getByRole('button', { name: 'Re-enable' }).click();
@@ -253,10 +253,10 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => rows.count(), W).toBe(5); // the test, its redelivery, 501 and 502 to CRM sync, 502 to Legacy ERP
-    await page.screenshot({ style: HIDE_TOASTS, path: join(SHOTS, 'logs.png') });
+    await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'logs.png') });
     await rows.filter({ hasText: 'Legacy ERP' }).click(); // the failed one: five attempts, each with the receiver's 500
     await expect.poll(() => page.getByRole('dialog', { name: 'Delivery details' }).getByTestId('attempt').count(), W).toBe(5);
-    await page.screenshot({ style: HIDE_TOASTS, path: join(SHOTS, 'logs-detail.png') });
+    await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'logs-detail.png') });
     await page.keyboard.press('Escape');
 
     await page.getByRole('button', { name: 'E-mail alerts' }).click();
@@ -276,7 +276,7 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await page.getByText('Currently alerts@example.com').waitFor();
     const rows = await wp.core.db.selectFrom('settings').selectAll().where('name', 'in', ['alert_email', 'log_retention_days']).orderBy('name').execute();
     expect(rows).toEqual([{ name: 'alert_email', value: 'alerts@example.com' }, { name: 'log_retention_days', value: '90' }]);
-    await page.screenshot({ style: HIDE_TOASTS, path: join(SHOTS, 'settings.png') });
+    await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'settings.png') });
   });
 
   it('is usable from the keyboard: tabs reach the navigation with a visible focus ring', async () => {
