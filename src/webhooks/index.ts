@@ -6,6 +6,7 @@ import { recordEventsForChange } from './events.js';
 import { wakeWorkers } from './outbox.js';
 import { closeTargetAgent } from './send.js';
 import { DeliveryWorker } from './worker/loop.js';
+import { startRetention } from './retention.js';
 
 /** Registers the write listener that records events and queues deliveries (transactional outbox). */
 export function installWebhooks(core: Core): void {
@@ -20,11 +21,17 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** Starts the delivery worker. */
+/** Starts the delivery worker and, beside it, the hourly delivery-log pruning (retention). */
 export async function startWorker(core: Core): Promise<Worker> {
   const worker = new DeliveryWorker(core).start();
+  const retention = startRetention(core);
   core.log.info({ worker: worker.id, concurrency: core.config.deliveryConcurrency }, 'delivery worker started');
-  return { stop: () => worker.stop() };
+  return {
+    async stop() {
+      await retention.stop();
+      await worker.stop();
+    },
+  };
 }
 
 /** Closes the pooled HTTP client and mail transport (an idle keep-alive socket would keep a CLI process alive). */

@@ -85,4 +85,12 @@ describe.each(DIALECTS)('delivery log retention on %s', (dialect) => {
     await retention.stop(); // waits for the prune in progress
     expect(await ids('deliveries')).toEqual([]);
   });
+
+  it('a worker process prunes the log when it starts (serve --role worker)', async () => {
+    const hook = await createWebhook(wp.core, { name: 'CRM', url: 'https://example.com/h', events: ['booking.created'] });
+    await seedDelivery(wp, hook.id, 'booking.created', 'succeeded');
+    clock.advance(31 * DAY);
+    await wp.serve('worker');
+    await expect.poll(() => ids('deliveries'), { timeout: 5000 }).toEqual([]);
+  });
 });
