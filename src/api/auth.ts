@@ -105,7 +105,7 @@ export function authenticate(core: Core, services: ApiServices) {
     if (!token || !secret) {
       await fail(unauthorized('missing_credentials', 'Send your API key and secret in the Access-Token and Access-Secret headers.'));
     }
-    const row = token!.length <= 200 ? await findKey(token!) : undefined;
+    const row = token!.length <= 200 && !token!.includes('\0') ? await findKey(token!) : undefined;
     if (!row) return fail(unauthorized('unknown_key', 'No API key matches this Access-Token.'));
     req.apiKeyId = row.id;
     if (!secretMatches(secret!, row.secret_hash)) return fail(unauthorized('invalid_secret', 'The Access-Secret does not match this API key.'));

@@ -26,6 +26,10 @@ export const apiValidatorCompiler: FastifySchemaCompiler<any> = ({ schema }) => 
   const validate = ajv.compile(schema as object);
   const known = Object.keys((schema as { properties?: object }).properties ?? {});
   return (data: unknown) => {
+    // PostgreSQL refuses NUL in text ("invalid byte sequence"): say so here as a 400, not later as a 500.
+    for (const [name, value] of Object.entries((data ?? {}) as Record<string, unknown>)) {
+      if ([value].flat().some((v) => typeof v === 'string' && v.includes('\0'))) return { error: invalidParameter(name, 'must not contain NUL characters') };
+    }
     if (validate(data)) return { value: data };
     return { error: describe(validate.errors![0], known, data) };
   };

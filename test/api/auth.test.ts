@@ -34,6 +34,8 @@ describe.each(DIALECTS)('REST API authentication on %s', (dialect) => {
     expect(await codes({})).toBe('missing_credentials');
     expect(await codes({ 'access-token': f.key.key })).toBe('missing_credentials');
     expect(await codes({ 'access-token': 'wpk_nope', 'access-secret': f.key.secret })).toBe('unknown_key');
+    const nul = await f.get('/bookings?accesstoken=wpk%00x&accesssecret=y', {});
+    expect([nul.statusCode, nul.json().code]).toEqual([401, 'unknown_key']);
     expect(await codes({ 'access-token': f.key.key, 'access-secret': `${f.key.secret}x` })).toBe('invalid_secret');
     await setApiKeyActive(f.wp.core, f.key.id, false);
     expect(await codes(f.auth)).toBe('key_disabled');

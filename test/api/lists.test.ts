@@ -148,7 +148,8 @@ describe.each(DIALECTS)('REST API lists and records on %s', (dialect) => {
     ['perpage=0', 'perpage'], ['perpage=101', 'perpage'], ['perpage=ten', 'perpage'], ['page=0', 'page'],
     ['orderby=price', 'orderby'], ['order=up', 'order'], ['colour=red', 'colour'], ['modified_after=yesterday', 'modified_after'],
     ['after=not-a-cursor', 'after'], ['status=lost', 'status'], ['customer_id=abc', 'customer_id'], ['trip_id=0', 'trip_id'],
-    ['perpage=5&perpage=6', 'perpage'], ['page=2&after=WyJpZCIsImRlc2MiLDMsM10', 'after'],
+    ['perpage=5&perpage=6', 'perpage'], ['search=%00abc', 'search'], ['email=a%00b', 'email'],
+    [`orderby=created_at&after=${Buffer.from(JSON.stringify(['created_at', 'desc', 'x\u0000', 1])).toString('base64url')}`, 'after'], ['page=2&after=WyJpZCIsImRlc2MiLDMsM10', 'after'],
   ])('answers 400 naming the parameter for ?%s', async (qs, parameter) => {
     const res = await f.get(`/bookings?${qs}`);
     expect(res.statusCode).toBe(400);
