@@ -58,7 +58,9 @@ export function validatePermissions(permissions: readonly unknown[]): string[] {
 }
 
 function validateLabel(label: unknown): string {
-  if (typeof label !== 'string' || label.trim() === '' || label.length > 200) throw badRequest('invalid_label', 'label: give a name of 1 to 200 characters', { field: 'label' });
+  if (typeof label !== 'string' || label.trim() === '' || label.length > 200 || label.includes('\0')) {
+    throw badRequest('invalid_label', 'label: give a name of 1 to 200 characters (no NUL characters)', { field: 'label' });
+  }
   return label.trim();
 }
 

@@ -49,6 +49,7 @@ describe.each(DIALECTS)('admin API for API keys on %s', (dialect) => {
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().detail).toContain('bookings.delete');
     expect((await create({ label: '', permissions: ['trips.list'] })).statusCode).toBe(400);
+    expect((await create({ label: 'a\u0000b', permissions: ['trips.list'] })).statusCode).toBe(400);
     expect((await create({ label: 'x', permissions: ['trips.list'], rate_limit: 0 })).statusCode).toBe(400);
     expect((await app.inject({ url: '/admin/api/keys' })).statusCode).toBe(401);
     expect((await app.inject({ method: 'POST', url: '/admin/api/keys', payload: { label: 'x', permissions: ['trips.list'] } })).statusCode).toBe(401);
