@@ -2,7 +2,7 @@
 // resource; a host write bumps that resource's generation, and `get` hands back the generation it saw so that a
 // response computed from pre-write data is stored under the old generation, where no one will read it.
 import { LRUCache } from 'lru-cache';
-import type { ApiResource } from '../records/schemas.js';
+import { API_RESOURCES, type ApiResource } from '../records/schemas.js';
 
 export interface CachedResponse {
   body: string;
@@ -30,9 +30,24 @@ const sizeOf = (e: CachedResponse) => 200 + e.body.length * 2 + e.etag.length * 
 export class MemoryCache implements CacheStore {
   private readonly lru: LRUCache<string, CachedResponse>;
   private readonly generations = new Map<string, number>();
+  private seenVersion: number | null = null;
 
-  constructor(maxBytes: number, now: () => number) {
+  /**
+   * `dataVersion`, when given, tells whether another process committed to the database (SQLite's
+   * `PRAGMA data_version`): a `waypost import` or a second process writing the same file without Redis. Any such
+   * change invalidates every resource, so the API never serves data older than the last write.
+   */
+  constructor(maxBytes: number, now: () => number, private readonly dataVersion?: () => number) {
     this.lru = new LRUCache<string, CachedResponse>({ maxSize: Math.max(maxBytes, 1), sizeCalculation: sizeOf, ttlAutopurge: false, ttlResolution: 0, perf: { now } });
+  }
+
+  private checkForeignWrites(): void {
+    if (!this.dataVersion) return;
+    const version = this.dataVersion();
+    if (this.seenVersion !== null && version !== this.seenVersion) {
+      for (const r of API_RESOURCES) this.generations.set(r, this.gen(r) + 1);
+    }
+    this.seenVersion = version;
   }
 
   private gen(resource: string): number {
@@ -40,6 +55,7 @@ export class MemoryCache implements CacheStore {
   }
 
   async get(resource: ApiResource, key: string): Promise<CacheLookup> {
+    this.checkForeignWrites();
     const generation = this.gen(resource);
     return { entry: this.lru.get(`${resource}:${generation}:${key}`) ?? null, generation };
   }

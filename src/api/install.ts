@@ -24,12 +24,18 @@ export function apiServices(core: Core): ApiServices {
     const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
     redis?.on('error', (err) => core.log.warn({ err: err.message }, 'redis error'));
     const prefix = `${config.serviceName.toLowerCase()}:${config.namespace}:`;
-    const cache = config.cacheTtlS === 0 ? new NoCache() : redis ? new RedisCache(redis, prefix) : new MemoryCache(config.cacheMaxBytes, () => core.clock.now());
+    const cache = config.cacheTtlS === 0 ? new NoCache() : redis ? new RedisCache(redis, prefix) : new MemoryCache(config.cacheMaxBytes, () => core.clock.now(), sqliteDataVersion(core));
     const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
     s = { cache, limiter, usage: new UsageCounter(core), redis };
     services.set(core, s);
   }
   return s;
+}
+
+/** On SQLite, a cheap counter that moves when another connection (another process) commits. */
+function sqliteDataVersion(core: Core): (() => number) | undefined {
+  const sqlite = core.store.sqlite;
+  return sqlite ? () => Number(sqlite.pragma('data_version', { simple: true })) : undefined;
 }
 
 /**

@@ -32,7 +32,28 @@ export function validateInput<R extends Resource>(resource: R, body: unknown): I
     const first = describe(validate.errors![0]);
     throw badRequest('invalid_field', `${first.field} ${first.message}`, { field: first.field });
   }
+  const nul = findNul(body, '');
+  if (nul !== null) throw badRequest('invalid_field', `${nul} must not contain the NUL character (\\u0000)`, { field: nul });
   return body as InputRecords[R];
+}
+
+/** PostgreSQL text cannot hold U+0000, so it is refused on every dialect: the field's path, or null. */
+function findNul(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || '(body)' : null;
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const hit = findNul(v, path ? `${path}.${i}` : String(i));
+      if (hit !== null) return hit;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const hit = findNul(v, path ? `${path}.${k}` : k);
+      if (hit !== null) return hit;
+    }
+  }
+  return null;
 }
 
 export function isResource(value: string): value is Resource {

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/db.js';
 import { HOST_AUTH } from '../helpers/waypost.js';
 import { createApiKey } from '../../src/api/keys.js';
+import { createWaypost } from '../../src/sdk.js';
+import { createLogger } from '../../src/log.js';
 import { apiFixture, authOf, booking, fakeClock, payment, trip, type ApiFixture } from './setup.js';
 
 describe.each(DIALECTS)('REST API response cache on %s', (dialect) => {
@@ -130,5 +132,26 @@ describe.each(DIALECTS)('REST API response cache on %s', (dialect) => {
     expect(await write).toBe('rolled back');
     expect((await during).json().map((t: { id: number }) => t.id)).toEqual([1]);
     expect((await f.get('/trips')).json().map((t: { id: number }) => t.id)).toEqual([1]);
+  });
+});
+
+describe('REST API response cache with another process writing the same SQLite file (no Redis)', () => {
+  it('serves the other process\'s write on the next request, not the cached answer', async () => {
+    const f = await apiFixture('sqlite');
+    // A second Waypost on the same file stands for `waypost import` or another process: its own connection.
+    const other = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl: f.wp.config.databaseUrl } });
+    try {
+      await f.wp.put('trips', 1, trip({ title: 'Old title' }));
+      await f.get('/trips/1');
+      expect((await f.get('/trips/1')).headers['x-cache']).toBe('HIT');
+      await other.put('trips', 1, trip({ title: 'Imported title' }));
+      const after = await f.get('/trips/1');
+      expect(after.headers['x-cache']).toBe('MISS');
+      expect(after.json().title).toBe('Imported title');
+      expect((await f.get('/trips/1')).headers['x-cache']).toBe('HIT');
+    } finally {
+      await other.close();
+      await f.wp.close();
+    }
   });
 });

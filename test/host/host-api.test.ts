@@ -56,6 +56,13 @@ describe.each(DIALECTS)('Host API on %s', (dialect) => {
     expect(Number(customers.n)).toBe(0);
   });
 
+  it('refuses a NUL character in any text field with 400 naming it (PostgreSQL cannot store it)', async () => {
+    const res = await app.inject({ method: 'PUT', url: '/host/v1/trips/3', headers: HOST_AUTH, payload: { title: 'Douro', destinations: ['Porto', 'Re\u0000gua'] } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_field', field: 'destinations.1' });
+    expect((await app.inject({ method: 'PUT', url: '/host/v1/trips/3', headers: HOST_AUTH, payload: { title: 'Douro' } })).statusCode).toBe(201);
+  });
+
   it('answers 400 for a bad id, 404 for an unknown resource, and malformed JSON', async () => {
     expect((await app.inject({ method: 'PUT', url: '/host/v1/bookings/abc', headers: HOST_AUTH, payload: booking() })).statusCode).toBe(400);
     expect((await app.inject({ method: 'PUT', url: '/host/v1/widgets/1', headers: HOST_AUTH, payload: {} })).statusCode).toBe(404);
