@@ -1,10 +1,11 @@
 // The console end to end in real Chromium against a real Waypost (temporary SQLite file, worker with a fast retry
 // schedule) and a real local receiver: setup and sign-in, a webhook with a test send, the Logs tab, an API key used
 // over real HTTP then disabled (401), a failing webhook turning red after five attempts, re-enabling it, settings.
-// Saves the screenshots shown in the README (docs/screenshots/).
+// Saves screenshots of each tab: into docs/screenshots/ (the README's) with UPDATE_SCREENSHOTS=1, else a temp dir.
 import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { hasChromium } from '../helpers/services.js';
@@ -16,7 +17,7 @@ import { createApiKey } from '../../src/api/keys.js';
 import { buildConsole, launchChromium } from './browser.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
-const SHOTS = join(PACKAGE_ROOT, 'docs', 'screenshots');
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(PACKAGE_ROOT, 'docs', 'screenshots') : join(tmpdir(), 'waypost-screenshots');
 const EMAIL = 'ops@example.com';
 const PASSWORD = 'console e2e password';
 // The console polls every 2 s and deliveries retry every 50 ms: waits are generous, never fixed sleeps.

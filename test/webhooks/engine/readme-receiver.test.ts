@@ -13,7 +13,7 @@ import { DeliveryWorker } from '../../../src/webhooks/index.js';
 import { addWebhook } from './fixtures.js';
 
 function readmeExample(marker: string): string {
-  const md = readFileSync(new URL('../../../docs/readme/webhooks-delivery.md', import.meta.url), 'utf8');
+  const md = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
   const match = new RegExp(`<!-- example: ${marker} -->\\s*\`\`\`js\\n([\\s\\S]*?)\`\`\``).exec(md);
   if (!match) throw new Error(`README example ${marker} not found`);
   return match[1];
