@@ -1,5 +1,6 @@
 // Shared set-up for the REST API suites: a Waypost on a fresh database, an API key, and record builders.
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { manualClock, type FakeClock } from '../helpers/clock.js';
 import { apiRoot, type Config } from '../../src/config.js';
 import type { Clock } from '../../src/core.js';
 import { createApiKey, PERMISSIONS, type CreatedApiKey } from '../../src/api/keys.js';
@@ -30,11 +31,8 @@ export async function apiFixture(dialect: TestDialect, options: { config?: Parti
   };
 }
 
-/** A fake clock the test moves by hand. */
-export function fakeClock(start = Date.parse('2026-03-01T10:00:00Z')) {
-  let t = start;
-  return { now: () => t, advance: (ms: number) => { t += ms; }, set: (ms: number) => { t = ms; } };
-}
+/** A clock the test moves by hand (starting at 2026-03-01T10:00:00Z unless told). */
+export const fakeClock = (start = Date.parse('2026-03-01T10:00:00Z')): FakeClock => manualClock(start);
 
 export const booking = (over: Record<string, unknown> = {}) => ({
   status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '250.00',

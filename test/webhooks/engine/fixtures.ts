@@ -1,6 +1,7 @@
 // Shared setup for the delivery engine suites: webhooks inserted directly (the engine does not depend on the
 // management service), a fake clock, and a real SMTP server.
 import { SMTPServer } from 'smtp-server';
+import { manualClock, type FakeClock } from '../../helpers/clock.js';
 import type { AddressInfo } from 'node:net';
 import type { Core } from '../../../src/core.js';
 import { newId } from '../../../src/ids.js';
@@ -32,11 +33,8 @@ export async function addWebhook(core: Core, url: string, options: { events?: st
   return { id, secret, url };
 }
 
-/** A clock the test moves by hand. */
-export function fakeClock(start = Date.parse('2027-03-01T09:00:00Z')) {
-  let t = start;
-  return { now: () => t, advance: (ms: number) => { t += ms; }, set: (ms: number) => { t = ms; } };
-}
+/** A clock the test moves by hand (starting at 2027-03-01T09:00:00Z unless told). */
+export const fakeClock = (start = Date.parse('2027-03-01T09:00:00Z')): FakeClock => manualClock(start);
 
 export const booking = (over: Record<string, unknown> = {}) => ({
   status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '250.00',

@@ -1,6 +1,7 @@
 // Shared pieces for the webhook-management suites: a real local HTTP receiver, the admin bearer header, and
 // helpers that put deliveries into the log through the engine's own outbox functions.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { manualClock, type FakeClock } from '../../helpers/clock.js';
 import type { AddressInfo } from 'node:net';
 import type { Waypost } from '../../../src/sdk.js';
 import { ensureAdminToken } from '../../../src/admin/token.js';
@@ -60,8 +61,5 @@ export async function seedDelivery(wp: Waypost, webhookId: string, type = 'booki
   return ids;
 }
 
-/** A fake clock tests move forward by hand. */
-export function fakeClock(start = Date.parse('2026-03-01T12:00:00Z')) {
-  let now = start;
-  return { now: () => now, advance: (ms: number) => { now += ms; }, set: (t: number) => { now = t; } };
-}
+/** A clock the test moves by hand (starting at 2026-03-01T12:00:00Z unless told). */
+export const fakeClock = (start = Date.parse('2026-03-01T12:00:00Z')): FakeClock => manualClock(start);
