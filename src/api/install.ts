@@ -35,7 +35,9 @@ export function apiServices(core: Core): ApiServices {
 /** On SQLite, a cheap counter that moves when another connection (another process) commits. */
 function sqliteDataVersion(core: Core): (() => number) | undefined {
   const sqlite = core.store.sqlite;
-  return sqlite ? () => Number(sqlite.pragma('data_version', { simple: true })) : undefined;
+  if (!sqlite) return undefined;
+  const statement = sqlite.prepare('PRAGMA data_version').pluck(); // prepared once: this runs on every cache lookup
+  return () => Number(statement.get());
 }
 
 /**
