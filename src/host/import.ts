@@ -71,8 +71,6 @@ function parseId(value: unknown, field: string): number {
 
 /** Parses and validates one line (the same validation as a Host API PUT). Throws LineError with a clear message. */
 export function parseImportLine(text: string): ImportItem {
-  // PostgreSQL cannot store NUL in text; refuse it here rather than fail a whole batch later.
-  if (text.includes('\\u0000')) throw new LineError('(line) contains a NUL character (\\u0000), which cannot be stored');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
