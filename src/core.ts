@@ -27,6 +27,8 @@ export interface Filters {
 export interface BusEvents {
   /** After commit: these resources changed (the API cache invalidates them). */
   'records.changed': [resources: Resource[]];
+  /** After commit: an API key was disabled, re-enabled or deleted (the API drops the keys it holds). */
+  'api_keys.changed': [];
   /** After commit: new deliveries are due now (the worker wakes). */
   'deliveries.queued': [];
 }

@@ -2,15 +2,18 @@
 // permission (`config: { apiPermission: 'bookings.list' }`, or '*' for any active key).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../core.js';
+import type { ApiResource } from '../records/schemas.js';
 import { AppError, tooManyRequests, unauthorized } from '../errors.js';
+import { KeyLookup } from './key-lookup.js';
 import { secretMatches } from './keys.js';
 import type { ApiServices } from './install.js';
 import type { WindowCount } from './rate-limit.js';
-import type { ApiKeyRow } from '../store/tables.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     apiPermission?: string;
+    /** Answers of this route go through the response cache, under this resource. */
+    apiResource?: ApiResource;
   }
   interface FastifyRequest {
     apiKey?: { id: string; permissions: string[] };
@@ -62,19 +65,10 @@ export function authenticate(core: Core, services: ApiServices) {
   const windowS = config.rateLimitWindowS;
   const windowMs = windowS * 1000;
   const lastUsedWrites = new Map<string, number>();
-  // The key is read on every request (so disabling it takes effect at once); the query is compiled once.
-  const lookup = core.db.selectFrom('api_keys').select(['id', 'secret_hash', 'permissions', 'active', 'rate_limit', 'last_used_at']).where('key', '=', '').compile();
-  type KeyRow = Pick<ApiKeyRow, 'id' | 'secret_hash' | 'permissions' | 'active' | 'rate_limit' | 'last_used_at'>;
-  // On SQLite the statement is also prepared once (Kysely's driver prepares on every query: ~10% of a cache hit).
-  // Not while a write transaction holds the connection (see src/api/read.ts).
-  const sqlite = core.store.sqlite;
-  const prepared = sqlite?.prepare(lookup.sql);
-  const findKey = async (token: string): Promise<KeyRow | undefined> => (prepared
-    ? prepared.get(token) as KeyRow | undefined
-    : (await core.db.executeQuery<KeyRow>({ ...lookup, parameters: [token] })).rows[0]);
+  const keys = new KeyLookup(core, services.foreignWrites);
 
   const touchLastUsed = (id: string, lastUsedAt: string | null, now: number) => {
-    const last = Math.max(lastUsedAt ? Date.parse(lastUsedAt) : 0, lastUsedWrites.get(id) ?? 0);
+    const last = lastUsedWrites.get(id) ?? (lastUsedAt ? Date.parse(lastUsedAt) : 0);
     if (now - last < LAST_USED_EVERY_MS) return;
     lastUsedWrites.set(id, now);
     core.db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', id).execute()
@@ -84,6 +78,7 @@ export function authenticate(core: Core, services: ApiServices) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const permission = req.routeOptions.config?.apiPermission;
     if (!permission) return;
+    services.foreignWrites.poll(); // before anything held in memory (keys, cached answers) is trusted
     const now = core.clock.now();
     const ipBucket = `authfail:${req.ip}`;
     const { token, secret } = takeCredentials(req, reply);
@@ -105,22 +100,21 @@ export function authenticate(core: Core, services: ApiServices) {
     if (!token || !secret) {
       await fail(unauthorized('missing_credentials', 'Send your API key and secret in the Access-Token and Access-Secret headers.'));
     }
-    const row = token!.length <= 200 && !token!.includes('\0') ? await findKey(token!) : undefined;
-    if (!row) return fail(unauthorized('unknown_key', 'No API key matches this Access-Token.'));
-    req.apiKeyId = row.id;
-    if (!secretMatches(secret!, row.secret_hash)) return fail(unauthorized('invalid_secret', 'The Access-Secret does not match this API key.'));
-    if (row.active !== 1) return fail(unauthorized('key_disabled', 'This API key is disabled; an administrator can re-enable it.'));
+    const key = token!.length <= 200 && !token!.includes('\0') ? await keys.find(token!) : undefined;
+    if (!key) return fail(unauthorized('unknown_key', 'No API key matches this Access-Token.'));
+    req.apiKeyId = key.id;
+    if (!secretMatches(secret!, key.secretHash)) return fail(unauthorized('invalid_secret', 'The Access-Secret does not match this API key.'));
+    if (!key.active) return fail(unauthorized('key_disabled', 'This API key is disabled; an administrator can re-enable it.'));
 
-    const limit = row.rate_limit ?? config.rateLimit;
-    const used = await services.limiter.hit(`key:${row.id}`, windowMs, now);
+    const limit = key.rateLimit ?? config.rateLimit;
+    const used = await services.limiter.hit(`key:${key.id}`, windowMs, now);
     const retry = setRateLimitHeaders(reply, limit, windowS, used, now);
-    touchLastUsed(row.id, row.last_used_at, now);
+    touchLastUsed(key.id, key.lastUsedAt, now);
     if (used.count > limit) throw tooManyRequests(`Rate limit of ${limit} requests per ${windowS} s reached; try again in ${retry} s.`, Math.max(1, retry));
 
-    const permissions = JSON.parse(row.permissions) as string[];
-    if (permission !== '*' && !permissions.includes(permission)) {
+    if (permission !== '*' && !key.permissions.includes(permission)) {
       throw unauthorized('missing_permission', `This API key lacks the "${permission}" permission.`);
     }
-    req.apiKey = { id: row.id, permissions };
+    req.apiKey = { id: key.id, permissions: key.permissions };
   };
 }

@@ -30,24 +30,14 @@ const sizeOf = (e: CachedResponse) => 200 + e.body.length * 2 + e.etag.length * 
 export class MemoryCache implements CacheStore {
   private readonly lru: LRUCache<string, CachedResponse>;
   private readonly generations = new Map<string, number>();
-  private seenVersion: number | null = null;
 
-  /**
-   * `dataVersion`, when given, tells whether another process committed to the database (SQLite's
-   * `PRAGMA data_version`): a `waypost import` or a second process writing the same file without Redis. Any such
-   * change invalidates every resource, so the API never serves data older than the last write.
-   */
-  constructor(maxBytes: number, now: () => number, private readonly dataVersion?: () => number) {
+  constructor(maxBytes: number, now: () => number) {
     this.lru = new LRUCache<string, CachedResponse>({ maxSize: Math.max(maxBytes, 1), sizeCalculation: sizeOf, ttlAutopurge: false, ttlResolution: 0, perf: { now } });
   }
 
-  private checkForeignWrites(): void {
-    if (!this.dataVersion) return;
-    const version = this.dataVersion();
-    if (this.seenVersion !== null && version !== this.seenVersion) {
-      for (const r of API_RESOURCES) this.generations.set(r, this.gen(r) + 1);
-    }
-    this.seenVersion = version;
+  /** Another process committed to the database (see ForeignWrites): no cached answer can be trusted. */
+  invalidateAll(): void {
+    for (const r of API_RESOURCES) this.generations.set(r, this.gen(r) + 1);
   }
 
   private gen(resource: string): number {
@@ -55,7 +45,6 @@ export class MemoryCache implements CacheStore {
   }
 
   async get(resource: ApiResource, key: string): Promise<CacheLookup> {
-    this.checkForeignWrites();
     const generation = this.gen(resource);
     return { entry: this.lru.get(`${resource}:${generation}:${key}`) ?? null, generation };
   }

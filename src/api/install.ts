@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import type { Core } from '../core.js';
 import { MemoryCache, NoCache, type CacheStore } from './cache.js';
 import { RedisCache } from './cache-redis.js';
+import { ForeignWrites } from './foreign-writes.js';
 import { MemoryRateLimiter, type RateLimitStore } from './rate-limit.js';
 import { RedisRateLimiter } from './rate-limit-redis.js';
 import { UsageCounter } from './usage.js';
@@ -12,6 +13,8 @@ export interface ApiServices {
   cache: CacheStore;
   limiter: RateLimitStore;
   usage: UsageCounter;
+  /** Polled once per API request: commits by other processes to the same SQLite file. */
+  foreignWrites: ForeignWrites;
 }
 
 const services = new WeakMap<Core, ApiServices & { redis: Redis | null }>();
@@ -24,20 +27,22 @@ export function apiServices(core: Core): ApiServices {
     const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
     redis?.on('error', (err) => core.log.warn({ err: err.message }, 'redis error'));
     const prefix = `${config.serviceName.toLowerCase()}:${config.namespace}:`;
-    const cache = config.cacheTtlS === 0 ? new NoCache() : redis ? new RedisCache(redis, prefix) : new MemoryCache(config.cacheMaxBytes, () => core.clock.now(), sqliteDataVersion(core));
+    const foreignWrites = ForeignWrites.of(core);
+    let cache: CacheStore;
+    if (config.cacheTtlS === 0) cache = new NoCache();
+    else if (redis) cache = new RedisCache(redis, prefix);
+    else {
+      // An import or a second process writing the same file invalidates every cached answer, so the API never
+      // serves data older than the last write.
+      const memory = new MemoryCache(config.cacheMaxBytes, () => core.clock.now());
+      foreignWrites.onChange(() => memory.invalidateAll());
+      cache = memory;
+    }
     const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
-    s = { cache, limiter, usage: new UsageCounter(core), redis };
+    s = { cache, limiter, usage: new UsageCounter(core), foreignWrites, redis };
     services.set(core, s);
   }
   return s;
-}
-
-/** On SQLite, a cheap counter that moves when another connection (another process) commits. */
-function sqliteDataVersion(core: Core): (() => number) | undefined {
-  const sqlite = core.store.sqlite;
-  if (!sqlite) return undefined;
-  const statement = sqlite.prepare('PRAGMA data_version').pluck(); // prepared once: this runs on every cache lookup
-  return () => Number(statement.get());
 }
 
 /**

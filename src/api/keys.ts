@@ -1,6 +1,6 @@
 // API keys (DESIGN.md "API keys"): created, listed, disabled, re-enabled and deleted by admins (console and CLI).
 // The key is the public half (`Access-Token`); the secret is shown once at creation and stored only as a hash.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Core } from '../core.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -37,13 +37,13 @@ export interface CreateApiKeyInput {
  * guessing low-entropy passwords, and would make every API request pay for it.
  */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Constant-time check of a presented secret against the stored hash. */
 export function secretMatches(presented: string, secretHash: string): boolean {
   const expected = Buffer.from(secretHash, 'hex');
-  const actual = createHash('sha256').update(presented).digest();
+  const actual = hash('sha256', presented, 'buffer');
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
@@ -129,14 +129,16 @@ async function getApiKeyById(core: Core, id: string): Promise<ApiKeyInfo> {
   return toInfo(row);
 }
 
-/** Disables or re-enables a key; the next request with it sees the change (keys are read per request). */
+/** Disables or re-enables a key; the next request with it sees the change (see src/api/key-lookup.ts). */
 export async function setApiKeyActive(core: Core, idOrKey: string, active: boolean): Promise<ApiKeyInfo> {
   const { id } = await getApiKey(core, idOrKey);
   await core.db.updateTable('api_keys').set({ active: active ? 1 : 0 }).where('id', '=', id).execute();
+  core.bus.emit('api_keys.changed');
   return getApiKeyById(core, id);
 }
 
 export async function deleteApiKey(core: Core, idOrKey: string): Promise<void> {
   const { id } = await getApiKey(core, idOrKey);
   await core.db.deleteFrom('api_keys').where('id', '=', id).execute();
+  core.bus.emit('api_keys.changed');
 }

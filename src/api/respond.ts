@@ -9,12 +9,32 @@ import type { ApiServices } from './install.js';
 
 export const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 
-/** Path plus the validated query with sorted keys (credentials were already removed): never the credentials. */
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The response-cache lookup made before validation (see answerFromCache), for cachedAnswer to store under. */
+    apiCache?: { key: string; generation: number };
+  }
+}
+
+/**
+ * Path plus the parsed query with sorted keys, taken before validation (credentials were already removed, so they
+ * never reach a cache key). The same parsed query always validates to the same answer, so a hit can be served
+ * without validating again.
+ */
 export function cacheKeyOf(req: FastifyRequest): string {
-  const path = req.url.split('?')[0];
+  const url = req.url;
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
   const query = (req.query ?? {}) as Record<string, unknown>;
-  const keys = Object.keys(query).filter((k) => query[k] !== undefined).sort();
-  return `${path}?${keys.map((k) => `${k}=${String(query[k])}`).join('&')}`;
+  const keys = Object.keys(query);
+  if (keys.length === 0) return path;
+  keys.sort();
+  let key = `${path}?`;
+  for (const k of keys) {
+    const v = query[k];
+    key += `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}&`;
+  }
+  return key;
 }
 
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -50,10 +70,23 @@ export function uncachedAnswer(req: FastifyRequest, reply: FastifyReply, payload
   return send(req, reply, { body, etag: etagOf(body), headers: {} }, null);
 }
 
-export async function cachedAnswer(core: Core, services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource, compute: () => Promise<Computed>): Promise<FastifyReply> {
+/**
+ * Runs right after authentication (onRequest), before the query is validated: a cached answer is sent from here,
+ * so a hit costs no validation and no handler. Otherwise the lookup is kept for cachedAnswer.
+ */
+export async function answerFromCache(services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource): Promise<FastifyReply | undefined> {
   const key = cacheKeyOf(req);
   const { entry, generation } = await services.cache.get(resource, key);
   if (entry) return send(req, reply, entry, 'HIT');
+  req.apiCache = { key, generation };
+  return undefined;
+}
+
+/** Computes an answer that answerFromCache did not find, sends it and stores it. */
+export async function cachedAnswer(core: Core, services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource, compute: () => Promise<Computed>): Promise<FastifyReply> {
+  const lookup = req.apiCache;
+  if (!lookup) throw new Error(`cachedAnswer on ${req.routeOptions.url} without a lookup (the route needs config.apiResource)`);
+  const { key, generation } = lookup;
   const { payload, headers = {} } = await compute();
   const body = serialized(req, reply, payload);
   const fresh: CachedResponse = { body, etag: etagOf(body), headers };

@@ -13,7 +13,7 @@ import { apiServices } from './install.js';
 import { paginationHeaders } from './links.js';
 import { listRecords, readRecord } from './list.js';
 import { registerOpenApi, SECURITY } from './openapi.js';
-import { cachedAnswer, uncachedAnswer } from './respond.js';
+import { answerFromCache, cachedAnswer, uncachedAnswer } from './respond.js';
 import { DetailParams, LIST_QUERIES, NoQuery, ProblemSchema, RECORD_SCHEMAS, TestAnswer, type ListQuery } from './schemas.js';
 import { apiValidatorCompiler } from './validation.js';
 
@@ -35,7 +35,13 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     for (const schema of Object.values(RECORD_SCHEMAS)) api.addSchema(schema);
     await registerOpenApi(api, core);
 
-    api.addHook('onRequest', authenticate(core, services));
+    const auth = authenticate(core, services);
+    api.addHook('onRequest', async (req, reply) => {
+      await auth(req, reply);
+      const resource = req.routeOptions.config?.apiResource;
+      if (resource && req.apiKey) return answerFromCache(services, req, reply, resource);
+      return undefined;
+    });
     api.addHook('onResponse', async (req, reply) => {
       if (req.apiKeyId) services.usage.record(req.apiKeyId, reply.statusCode);
     });
@@ -68,7 +74,7 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     };
 
     api.get(`/${resource}`, {
-      config: { apiPermission: `${resource}.list` },
+      config: { apiPermission: `${resource}.list`, apiResource: resource },
       schema: {
         tags: [resource], summary: `List ${resource}`, security: SECURITY, querystring: LIST_QUERIES[resource],
         response: { 200: { description: 'A JSON array', headers: pageHeaders, content: { 'application/json': { schema: Type.Array(ref) } } }, 304: { description: 'Not modified (If-None-Match)', type: 'null' }, ...ERRORS },
@@ -80,7 +86,7 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     }));
 
     api.get(`/${resource}/:id`, {
-      config: { apiPermission: `${resource}.read` },
+      config: { apiPermission: `${resource}.read`, apiResource: resource },
       schema: {
         tags: [resource], summary: `Get one of ${resource}`, security: SECURITY, params: DetailParams, querystring: NoQuery,
         response: { 200: { description: 'The record', content: { 'application/json': { schema: ref } } }, 304: { description: 'Not modified (If-None-Match)', type: 'null' }, ...ERRORS, 404: problem('No such record') },

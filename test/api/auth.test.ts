@@ -4,7 +4,8 @@ import { DIALECTS } from '../helpers/db.js';
 import { createLogger } from '../../src/log.js';
 import { testWaypost } from '../helpers/waypost.js';
 import { apiRoot } from '../../src/config.js';
-import { createApiKey, setApiKeyActive } from '../../src/api/keys.js';
+import { createApiKey, deleteApiKey, setApiKeyActive } from '../../src/api/keys.js';
+import { createWaypost } from '../../src/sdk.js';
 import { apiFixture, authOf, booking, fakeClock, type ApiFixture } from './setup.js';
 
 describe.each(DIALECTS)('REST API authentication on %s', (dialect) => {
@@ -124,6 +125,28 @@ describe.each(DIALECTS)('REST API authentication on %s', (dialect) => {
       expect(logged).not.toContain(k.secret);
     } finally {
       await wp.close();
+    }
+  });
+});
+
+describe('REST API keys changed by another process on the same SQLite file', () => {
+  it('refuses a key disabled or deleted by another process on the very next request, and serves it again once re-enabled', async () => {
+    const f = await apiFixture('sqlite');
+    // A second Waypost on the same file stands for `waypost keys disable` run beside the server: its own connection.
+    const other = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl: f.wp.config.databaseUrl } });
+    try {
+      await f.wp.put('bookings', 1, booking());
+      expect((await f.get('/bookings')).statusCode).toBe(200);
+      expect((await f.get('/bookings')).headers['x-cache']).toBe('HIT');
+      await setApiKeyActive(other.core, f.key.id, false);
+      expect((await f.get('/bookings')).json().code).toBe('key_disabled');
+      await setApiKeyActive(other.core, f.key.id, true);
+      expect((await f.get('/bookings')).statusCode).toBe(200);
+      await deleteApiKey(other.core, f.key.id);
+      expect((await f.get('/bookings')).json().code).toBe('unknown_key');
+    } finally {
+      await other.close();
+      await f.wp.close();
     }
   });
 });

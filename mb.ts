@@ -1,0 +1,27 @@
+import { createWaypost } from './src/sdk.js';
+import { listRecords } from './src/api/list.js';
+import { createLogger } from './src/log.js';
+const wp = await createWaypost({ env: {}, logger: createLogger('warn', process.stderr), config: { databaseUrl: 'sqlite:/tmp/waypost-bench-api/bookings-100000.db' } });
+const db = wp.core.store.sqlite!;
+const time = async (name: string, n: number, f: () => unknown) => { for (let i = 0; i < 50; i++) await f(); const t = performance.now(); for (let i = 0; i < n; i++) await f(); console.log(name, ((performance.now() - t) / n * 1000).toFixed(1), 'us'); };
+await time('listRecords', 1000, () => listRecords(wp.core, 'bookings', { perpage: 20 } as any));
+const q = db.prepare('select id, data from bookings where visible = 1 order by id desc limit 21');
+await time('raw list stmt', 1000, () => q.all());
+const rows = q.all() as any[];
+await time('json parse', 1000, () => rows.map((r) => JSON.parse(r.data)));
+const ids = rows.map((r) => r.id);
+const p = db.prepare(`select booking_id as owner, id from payments where booking_id in (${ids.map(() => '?').join(',')}) order by id`);
+await time('payments stmt', 1000, () => p.all(ids));
+console.log(db.prepare(`explain query plan select booking_id as owner, id from payments where booking_id in (${ids.map(() => '?').join(',')}) order by id`).all(ids));
+console.log(db.prepare('explain query plan select id, data from bookings where visible = 1 order by id desc limit 21').all());
+await time('count', 1000, () => db.prepare("select total from record_counts where resource='bookings'").get());
+
+const wp2 = await createWaypost({ env: {}, logger: createLogger('warn', process.stderr), config: { databaseUrl: 'sqlite:/tmp/waypost-bench-api/bookings-100000.db' } });
+const k = wp2.core.db as any;
+await time('build+compile list', 1000, () => k.selectFrom('bookings').where('visible', '=', 1).select(['id', 'data']).orderBy('id', 'desc').limit(21).compile());
+await time('kysely payments execute', 1000, () => k.selectFrom('payments').select(['booking_id as owner', 'id']).where('booking_id', 'in', ids).orderBy('id').execute());
+const { present } = await import('./src/records/present.js');
+const parsed = rows.map((r) => JSON.parse(r.data));
+await time('present', 1000, () => present(k, 'bookings', parsed.slice(0, 20)));
+await time('count via kysely compile', 1000, () => k.selectFrom('record_counts').select('total').where('resource', '=', 'bookings').compile());
+await wp2.close();

@@ -1,0 +1,14 @@
+import fjs from 'fast-json-stringify';
+import { RECORD_SCHEMAS } from './src/api/schemas.js';
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+const body = JSON.parse(readFileSync('/tmp/waypost-bench-api/body.json', 'utf8'));
+const schema = { type: 'array', items: { $ref: (RECORD_SCHEMAS as any).bookings.$id } };
+const s = fjs(schema as any, { schema: Object.fromEntries(Object.values(RECORD_SCHEMAS).map((x: any) => [x.$id, x])) } as any);
+const time = (name: string, n: number, f: () => unknown) => { for (let i = 0; i < 200; i++) f(); const t = performance.now(); for (let i = 0; i < n; i++) f(); console.log(name, ((performance.now() - t) / n * 1000).toFixed(1), 'us'); };
+time('fjs', 2000, () => s(body));
+time('JSON.stringify', 2000, () => JSON.stringify(body));
+const str = JSON.stringify(body);
+time('JSON.parse', 2000, () => JSON.parse(str));
+time('sha256', 2000, () => createHash('sha256').update(str).digest('base64url'));
+console.log(str.length, s(body) === str);
