@@ -1,10 +1,10 @@
 // Data access for the REST API: filtered, sorted, paginated lists and single records, in the public shape.
 // Every list is "filter, order by (column, id), limit": the indexes in 0001_records end in id to serve it.
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Core } from '../core.js';
 import { invalidParameter } from '../errors.js';
 import type { StoredRecords } from '../records/normalize.js';
-import { present } from '../records/present.js';
+import { present, type ReadRows } from '../records/present.js';
 import type { ApiResource, PublicRecords } from '../records/schemas.js';
 import { searchCondition } from '../store/dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -50,9 +50,22 @@ function applyFilters(core: Core, resource: ApiResource, qb: AnyQuery, q: ListQu
   return qb;
 }
 
+/** The API's reads on this Core: prepared statements on SQLite (src/api/read.ts). */
+const readerOf = (core: Core): ReadRows => <T>(query: CompiledQuery) => readRows<T>(core, query);
+
+/** The unfiltered total's query never changes: compiled once per Core and resource. */
+const countQueries = new WeakMap<Core, Map<ApiResource, CompiledQuery>>();
+function countQuery(core: Core, resource: ApiResource): CompiledQuery {
+  let byResource = countQueries.get(core);
+  if (!byResource) countQueries.set(core, (byResource = new Map()));
+  let query = byResource.get(resource);
+  if (!query) byResource.set(resource, (query = core.db.selectFrom('record_counts').select('total').where('resource', '=', resource).compile()));
+  return query;
+}
+
 async function totalOf(core: Core, resource: ApiResource, q: ListQuery): Promise<number> {
   if (!isFiltered(q)) {
-    const [row] = await readRows<{ total: number }>(core, core.db.selectFrom('record_counts').select('total').where('resource', '=', resource).compile());
+    const [row] = await readRows<{ total: number }>(core, countQuery(core, resource));
     return Number(row?.total ?? 0);
   }
   const [row] = await readRows<{ n: number }>(core, applyFilters(core, resource, anyDb(core).selectFrom(resource as string), q).select((eb) => eb.fn.countAll().as('n')).compile());
@@ -80,7 +93,7 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
 
   const [rows, total] = await Promise.all([readRows<{ id: number; data: string; sort_key?: string }>(core, qb.compile()), totalOf(core, resource, q)]);
   const pageRows = rows.slice(0, perpage) as Array<{ id: number; data: string; sort_key?: string }>;
-  const items = await present(core.db, resource, pageRows.map((r) => JSON.parse(r.data) as StoredRecords[R]));
+  const items = await present(core.db, resource, pageRows.map((r) => JSON.parse(r.data) as StoredRecords[R]), readerOf(core));
   const last = pageRows[pageRows.length - 1];
   const nextCursor = q.page === undefined && rows.length > perpage && last
     ? encodeCursor({ orderby, order, value: orderby === 'id' ? Number(last.id) : (last.sort_key as string), id: Number(last.id) })
@@ -94,6 +107,6 @@ export async function readRecord<R extends ApiResource>(core: Core, resource: R,
   if (resource === 'bookings') qb = qb.where('visible', '=', 1);
   const [row] = await readRows<{ data: string }>(core, qb.compile());
   if (!row) return null;
-  const [one] = await present(core.db, resource, [JSON.parse(row.data) as StoredRecords[R]]);
+  const [one] = await present(core.db, resource, [JSON.parse(row.data) as StoredRecords[R]], readerOf(core));
   return one;
 }
