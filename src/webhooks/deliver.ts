@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { newId } from '../ids.js';
 import type { Database } from '../store/tables.js';
+import { prepareRun, slot } from '../store/prepared.js';
 import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, EventRow, WebhookRow } from './tables.js';
 import { openSecret } from './secrets.js';
 import { signPayload, signStandard } from './sign.js';
@@ -239,29 +240,67 @@ async function lockDelivery(trx: Db, core: Core, id: string): Promise<DeliveryRo
  * Marks deliveries succeeded with their attempt rows, in one transaction. A success counts even if the delivery
  * was cancelled while in flight: the receiver has it.
  */
-export async function recordSuccesses(db: Db, items: Array<{ attempt: DeliveryAttemptRow; now: string }>): Promise<void> {
+export async function recordSuccesses(core: Core, items: SuccessItem[]): Promise<void> {
   if (items.length === 0) return;
   const now = items[items.length - 1].now;
-  await db.transaction().execute(async (trx) => {
+  const sqlite = core.store.sqlite;
+  // While another transaction holds the one SQLite connection, go through Kysely, which waits for it.
+  if (sqlite && !sqlite.inTransaction) {
+    successStatements(core, sqlite)(items, now);
+    return;
+  }
+  await core.db.transaction().execute(async (trx) => {
     await trx.insertInto('delivery_attempts').values(items.map((i) => i.attempt)).execute();
-    // The attempt row carries its number; the delivery had made one fewer (the lease kept others away).
-    await trx.updateTable('deliveries').set((eb) => ({
-      status: 'succeeded',
-      attempts: eb('attempts', '+', 1),
-      next_attempt_at: null,
-      lease_owner: null,
-      lease_until: null,
-      last_status: 200,
-      last_error: null,
-      cancel_reason: null,
-      updated_at: now,
-      completed_at: now,
-    })).where('id', 'in', items.map((i) => i.attempt.delivery_id)).execute();
+    await markSucceeded(trx, now, items.map((i) => i.attempt.delivery_id)).execute();
   });
 }
 
+export interface SuccessItem {
+  attempt: DeliveryAttemptRow;
+  now: string;
+}
+
+/** The delivery update of a success. The attempt row carries its number; the delivery had made one fewer (the lease kept others away). */
+function markSucceeded(db: Db, now: string, ids: string[]) {
+  return db.updateTable('deliveries').set((eb) => ({
+    status: 'succeeded',
+    attempts: eb('attempts', '+', 1),
+    next_attempt_at: null,
+    lease_owner: null,
+    lease_until: null,
+    last_status: 200,
+    last_error: null,
+    cancel_reason: null,
+    updated_at: now,
+    completed_at: now,
+  })).where('id', 'in', ids);
+}
+
+const ATTEMPT_COLUMNS = ['id', 'delivery_id', 'attempt', 'started_at', 'duration_ms', 'request_url', 'request_headers', 'request_body', 'response_status', 'response_headers', 'response_body', 'error', 'success'] as const satisfies ReadonlyArray<keyof DeliveryAttemptRow>;
+type WriteSuccesses = (items: SuccessItem[], now: string) => void;
+const successWriters = new WeakMap<Core, WriteSuccesses>();
+
+/** On SQLite: the two statements of a success, built by Kysely, prepared once, run per item in one transaction. */
+function successStatements(core: Core, sqlite: NonNullable<Core['store']['sqlite']>): WriteSuccesses {
+  let write = successWriters.get(core);
+  if (!write) {
+    const row = Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, slot(c)])) as unknown as DeliveryAttemptRow;
+    const insert = prepareRun(sqlite, core.db.insertInto('delivery_attempts').values(row).compile());
+    const update = prepareRun(sqlite, markSucceeded(core.db, slot('now'), [slot('id')]).compile());
+    const transaction = sqlite.transaction((items: SuccessItem[], now: string) => {
+      for (const { attempt } of items) {
+        insert(attempt as unknown as Record<string, unknown>);
+        update({ now, id: attempt.delivery_id });
+      }
+    });
+    write = (items, now) => transaction.immediate(items, now);
+    successWriters.set(core, write);
+  }
+  return write;
+}
+
 function singleSuccess(core: Core): SuccessSink {
-  return { record: (attempt, now) => recordSuccesses(core.db, [{ attempt, now }]) };
+  return { record: (attempt, now) => recordSuccesses(core, [{ attempt, now }]) };
 }
 
 // ---------- leases for explicit attempts ----------

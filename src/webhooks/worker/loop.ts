@@ -31,11 +31,12 @@ export class DeliveryWorker {
   private listener: Listener | null = null;
   private readonly onQueued = () => this.wake();
   private readonly successes: SuccessBatch;
+  private readonly whenIdle: Array<() => void> = []; // drain() waiting for nothing to be in flight
 
   constructor(private readonly core: Core) {
     this.id = newId('wrk', core.clock.now());
     this.claimer = claimerFor(core.store.dialect, core.db);
-    this.successes = new SuccessBatch(core.db, core.log);
+    this.successes = new SuccessBatch(core);
     setMaxListeners(0, this.abort.signal); // every in-flight send listens to it
   }
 
@@ -151,6 +152,7 @@ export class DeliveryWorker {
     if (h > 0) this.held.set(item.webhookId, h);
     else this.held.delete(item.webhookId);
     this.pump();
+    if (this.running.size === 0 && this.waiting.length === 0) for (const resolve of this.whenIdle.splice(0)) resolve();
     // Claim again when the prefetched work runs low (not after every completion).
     if (this.skipped.has(item.webhookId) && h <= this.core.config.perWebhookConcurrency) {
       this.skipped.delete(item.webhookId);
@@ -165,17 +167,20 @@ export class DeliveryWorker {
     return this.running.size + this.waiting.length;
   }
 
-  /** For tests and one-shot runs: claim and run until nothing is due now and nothing is in flight. */
+  /**
+   * For tests and one-shot runs: claim and run until nothing is due now and nothing is in flight. While work is in
+   * flight the worker claims more by itself, as it does when started; drain only looks again once it is idle.
+   */
   async drain(): Promise<void> {
     for (;;) {
       this.wake();
-      if (this.ticking) await this.ticking;
+      while (this.ticking) await this.ticking;
       if (this.running.size === 0 && this.waiting.length === 0) {
         await this.successes.idle();
-        return;
+        if (!this.ticking) return;
+        continue;
       }
-      await Promise.all([...this.running.values()]);
-      await this.successes.idle();
+      await new Promise<void>((resolve) => this.whenIdle.push(resolve));
     }
   }
 

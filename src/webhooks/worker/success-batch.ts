@@ -2,26 +2,22 @@
 // transaction (attempt rows + delivery updates) instead of one each, and the sender's slot is free as soon as
 // the receiver has answered. Until written, the delivery keeps its lease; if the write fails or the process
 // dies first, the delivery is sent again after the lease expires (at-least-once, same X-Waypost-Delivery).
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import type { Database } from '../../store/tables.js';
+import type { Core } from '../../core.js';
 import type { DeliveryAttemptRow } from '../tables.js';
-import { recordSuccesses, type SuccessSink } from '../deliver.js';
+import { recordSuccesses, type SuccessItem, type SuccessSink } from '../deliver.js';
 
 const MAX_BATCH = 200;
-
-interface Item {
-  attempt: DeliveryAttemptRow;
-  now: string;
-}
+/** A batch smaller than this waits up to GATHER_MS for more: one commit then serves many successes. */
+const GATHER_BELOW = 32;
+const GATHER_MS = 5;
 
 export class SuccessBatch implements SuccessSink {
-  private readonly queue: Item[] = [];
+  private readonly queue: SuccessItem[] = [];
   private flushing: Promise<void> | null = null;
 
-  constructor(private readonly db: Kysely<Database>, private readonly log: Logger) {}
+  constructor(private readonly core: Core) {}
 
-  /** Queues the success; it is written within a turn of the event loop. */
+  /** Queues the success; it is written within a few milliseconds (the receiver already has it). */
   async record(attempt: DeliveryAttemptRow, now: string): Promise<void> {
     this.queue.push({ attempt, now });
     this.flushing ??= this.flush();
@@ -34,12 +30,13 @@ export class SuccessBatch implements SuccessSink {
 
   private async flush(): Promise<void> {
     await new Promise((r) => setImmediate(r)); // let the successes of this turn of the event loop join
+    if (this.queue.length < GATHER_BELOW) await new Promise((r) => setTimeout(r, GATHER_MS));
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        await recordSuccesses(this.db, batch);
+        await recordSuccesses(this.core, batch);
       } catch (err) {
-        this.log.error({ err, deliveries: batch.length }, 'could not record successful deliveries; they will be sent again when their leases expire');
+        this.core.log.error({ err, deliveries: batch.length }, 'could not record successful deliveries; they will be sent again when their leases expire');
       }
     }
     this.flushing = null;
