@@ -9,7 +9,7 @@ import type { ApiResource, PublicRecords } from '../records/schemas.js';
 import { searchCondition } from '../store/dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ListQuery } from './schemas.js';
-import { readRows } from './read.js';
+import { readRows } from '../store/read.js';
 
 export interface ListPage<R extends ApiResource> {
   items: PublicRecords[R][];

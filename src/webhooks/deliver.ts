@@ -7,6 +7,7 @@ import type { Core } from '../core.js';
 import { newId } from '../ids.js';
 import type { Database } from '../store/tables.js';
 import { prepareRun, slot } from '../store/prepared.js';
+import { readRows } from '../store/read.js';
 import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, EventRow, WebhookRow } from './tables.js';
 import { openSecret } from './secrets.js';
 import { signPayload, signStandard } from './sign.js';
@@ -67,7 +68,7 @@ export async function attemptDelivery(core: Core, deliveryId: string, options: A
   const owner = options.owner ?? newId('man', core.clock.now());
   if (manual && !(await takeLease(core, deliveryId, owner))) return waitForHolder(core, deliveryId);
 
-  const loaded = options.loaded ?? (await loadDeliveries(core.db, [deliveryId])).get(deliveryId);
+  const loaded = options.loaded ?? (await loadDeliveries(core, [deliveryId])).get(deliveryId);
   if (!loaded) throw new Error(`delivery ${deliveryId} does not exist`);
   const prepared = await prepare(core, loaded, manual);
   if (!('webhook' in prepared)) return prepared;
@@ -83,16 +84,17 @@ export async function attemptDelivery(core: Core, deliveryId: string, options: A
 
 // ---------- prepare ----------
 
-/** Loads deliveries with their webhooks and events: three queries for any number of deliveries. */
-export async function loadDeliveries(db: Db, ids: string[]): Promise<Map<string, LoadedDelivery>> {
+/** Loads deliveries with their webhooks and events: three queries for any number of deliveries (prepared on SQLite). */
+export async function loadDeliveries(core: Core, ids: string[]): Promise<Map<string, LoadedDelivery>> {
+  const { db } = core;
   const out = new Map<string, LoadedDelivery>();
   if (ids.length === 0) return out;
-  const deliveries = await db.selectFrom('deliveries').selectAll().where('id', 'in', ids).execute();
+  const deliveries = await readRows<DeliveryRow>(core, db.selectFrom('deliveries').selectAll().where('id', 'in', ids).compile());
   if (deliveries.length === 0) return out;
   const webhookIds = [...new Set(deliveries.map((d) => d.webhook_id))];
   const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
-  const webhooks = new Map((await db.selectFrom('webhooks').selectAll().where('id', 'in', webhookIds).execute()).map((w) => [w.id, w]));
-  const events = new Map((await db.selectFrom('events').selectAll().where('id', 'in', eventIds).execute()).map((e) => [e.id, e]));
+  const webhooks = new Map((await readRows<WebhookRow>(core, db.selectFrom('webhooks').selectAll().where('id', 'in', webhookIds).compile())).map((w) => [w.id, w]));
+  const events = new Map((await readRows<EventRow>(core, db.selectFrom('events').selectAll().where('id', 'in', eventIds).compile())).map((e) => [e.id, e]));
   for (const d of deliveries) out.set(d.id, { delivery: d, webhook: webhooks.get(d.webhook_id), event: events.get(d.event_id) });
   return out;
 }

@@ -4,8 +4,9 @@
 // (like fastify-rate-limit's LocalStore / RedisStore): SQLite serialises writers, so one UPDATE … RETURNING
 // suffices; PostgreSQL adds FOR UPDATE SKIP LOCKED so concurrent workers pass over each other's rows.
 import type { Kysely } from 'kysely';
+import type { Core } from '../../core.js';
 import type { Database } from '../../store/tables.js';
-import type { DialectName } from '../../store/db.js';
+import { readRows } from '../../store/read.js';
 
 export interface Claimed {
   id: string;
@@ -18,11 +19,13 @@ export interface Claimer {
   claim(owner: string, limit: number, now: number, leaseMs: number, skipWebhooks?: string[]): Promise<Claimed[]>;
 }
 
-function claimQuery(db: Kysely<Database>, skipLocked: boolean) {
+/** The claim as one statement (prepared once per shape on SQLite, see src/store/read.ts). */
+function claimQuery(core: Core, skipLocked: boolean) {
+  const { db } = core;
   return async (owner: string, limit: number, now: number, leaseMs: number, skipWebhooks: string[] = []): Promise<Claimed[]> => {
     if (limit <= 0) return [];
     const leaseUntil = now + leaseMs;
-    const rows = await db.updateTable('deliveries')
+    const query = db.updateTable('deliveries')
       .set({ lease_owner: owner, lease_until: leaseUntil })
       .where('id', 'in', (eb) => {
         const due = eb.selectFrom('deliveries').select('id')
@@ -35,21 +38,22 @@ function claimQuery(db: Kysely<Database>, skipLocked: boolean) {
         return skipLocked ? due.forUpdate().skipLocked() : due;
       })
       .returning(['id', 'webhook_id'])
-      .execute();
+      .compile();
+    const rows = await readRows<{ id: string; webhook_id: string }>(core, query);
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil }));
   };
 }
 
-export function sqliteClaimer(db: Kysely<Database>): Claimer {
-  return { claim: claimQuery(db, false) };
+export function sqliteClaimer(core: Core): Claimer {
+  return { claim: claimQuery(core, false) };
 }
 
-export function postgresClaimer(db: Kysely<Database>): Claimer {
-  return { claim: claimQuery(db, true) };
+export function postgresClaimer(core: Core): Claimer {
+  return { claim: claimQuery(core, true) };
 }
 
-export function claimerFor(dialect: DialectName, db: Kysely<Database>): Claimer {
-  return dialect === 'postgres' ? postgresClaimer(db) : sqliteClaimer(db);
+export function claimerFor(core: Core): Claimer {
+  return core.store.dialect === 'postgres' ? postgresClaimer(core) : sqliteClaimer(core);
 }
 
 /** Extends a lease still held by `owner`; false when it was lost (expired and taken by another worker). */

@@ -35,7 +35,7 @@ export class DeliveryWorker {
 
   constructor(private readonly core: Core) {
     this.id = newId('wrk', core.clock.now());
-    this.claimer = claimerFor(core.store.dialect, core.db);
+    this.claimer = claimerFor(core);
     this.successes = new SuccessBatch(core);
     setMaxListeners(0, this.abort.signal); // every in-flight send listens to it
   }
@@ -87,7 +87,7 @@ export class DeliveryWorker {
       }
       let loaded: Map<string, LoadedDelivery>;
       try {
-        loaded = await loadDeliveries(this.core.db, claimed.map((c) => c.id));
+        loaded = await loadDeliveries(this.core, claimed.map((c) => c.id));
       } catch (err) {
         this.core.log.error({ err }, 'could not load claimed deliveries; they are retried when their leases expire');
         return;

@@ -1,11 +1,12 @@
-// Runs the API's read queries. Kysely builds and compiles them; on SQLite the statement is then prepared once per
-// distinct SQL text and reused (Kysely's driver prepares on every query, a large share of a cheap read).
-// The statements run synchronously on the shared connection, so only when no transaction is open on it.
+// Runs hot-path queries that Kysely built and compiled (the API's reads, the worker's claims and loads). On SQLite
+// the statement is then prepared once per distinct SQL text and reused: Kysely's driver prepares on every query, a
+// large share of a cheap one. The statements run synchronously on the shared connection, so only when no
+// transaction is open on it; on PostgreSQL, and inside a transaction, the query goes through Kysely.
 import type { CompiledQuery } from 'kysely';
 import type { Core } from '../core.js';
 
 type Statement = ReturnType<NonNullable<Core['store']['sqlite']>['prepare']>;
-const MAX_STATEMENTS = 500; // distinct list shapes are bounded (filters x sort x paging); this is a safety net
+const MAX_STATEMENTS = 500; // distinct shapes are bounded (filters x sort x paging, id-list lengths); a safety net
 const statements = new WeakMap<object, Map<string, Statement>>();
 
 export async function readRows<T>(core: Core, query: CompiledQuery): Promise<T[]> {
