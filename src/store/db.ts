@@ -17,6 +17,8 @@ export interface Store {
   close(): Promise<void>;
   /** SQLite only: the connection itself, for hot-path reads that reuse a prepared statement (API key lookup). */
   sqlite?: SqliteDatabase.Database;
+  /** SQLite only: the statement for an SQL text, prepared once (the same cache Kysely's queries use). */
+  statement?: (sql: string) => SqliteDatabase.Statement;
 }
 
 // COUNT(*) and BIGINT ids come back as strings by default; our ids fit in a JS number.
@@ -37,6 +39,30 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * Kysely's SQLite driver prepares every query again, a large share of a small query's cost. It is handed this
+ * stand-in for the connection, which prepares each SQL text once and hands back the same statement (a statement
+ * still iterating, from a streamed query, is not shared). Very long texts (big multi-row inserts) are not kept.
+ */
+function preparingOnce(sqlite: SqliteDatabase.Database): { close(): void; prepare(sql: string): SqliteDatabase.Statement } {
+  const MAX_STATEMENTS = 1000;
+  const MAX_SQL_LENGTH = 10_000;
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sqlText: string) {
+      const known = statements.get(sqlText);
+      if (known && !known.busy) return known;
+      const statement = sqlite.prepare(sqlText);
+      if (sqlText.length <= MAX_SQL_LENGTH) {
+        if (statements.size >= MAX_STATEMENTS) statements.delete(statements.keys().next().value as string);
+        statements.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 export function openStore(url: string, options: { poolSize?: number } = {}): Store {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
@@ -46,8 +72,9 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', url, close: () => db.destroy(), sqlite };
+    const connection = preparingOnce(sqlite);
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
+    return { db, dialect: 'sqlite', url, close: () => db.destroy(), sqlite, statement: (sqlText) => connection.prepare(sqlText) };
   }
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
   pool.on('error', () => {}); // an idle client's error is reported by the next query that uses the pool

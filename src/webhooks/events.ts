@@ -9,7 +9,7 @@ import { isLegacyEngine } from '../records/normalize.js';
 import type { Booking, Payment } from '../records/schemas.js';
 import type { Database } from '../store/tables.js';
 import type { EventType } from './catalog.js';
-import { queueDelivery, recordEvent } from './outbox.js';
+import { queueDeliveries, recordEvent } from './outbox.js';
 
 type Db = Kysely<Database>;
 
@@ -71,10 +71,7 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
     if (subscribed.length === 0) continue;
     if (change.resource === 'payments' && (await paymentAlreadyCompleted(trx, change.id))) continue;
     const eventId = await recordEvent(trx, core, { type, resource: change.resource, recordId: change.id, data: change.after });
-    for (const w of subscribed) {
-      await queueDelivery(trx, core, { webhookId: w.id, eventId, eventType: type });
-      queued++;
-    }
+    queued += (await queueDeliveries(trx, core, subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type })))).length;
   }
   return queued;
 }

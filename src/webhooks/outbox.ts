@@ -44,15 +44,21 @@ export interface NewDelivery {
 
 /** Inserts a pending delivery due now (the first attempt); returns its id (`dlv_…`). Call wakeWorkers() after commit. */
 export async function queueDelivery(db: Db, core: Core, delivery: NewDelivery): Promise<string> {
+  const [id] = await queueDeliveries(db, core, [delivery]);
+  return id;
+}
+
+/** Inserts pending deliveries due now with one statement (one event to all its webhooks); returns their ids. */
+export async function queueDeliveries(db: Db, core: Core, deliveries: NewDelivery[]): Promise<string[]> {
+  if (deliveries.length === 0) return [];
   const now = core.clock.now();
-  const id = newId('dlv', now);
   const iso = new Date(now).toISOString();
-  await db.insertInto('deliveries').values({
-    id,
+  const rows = deliveries.map((delivery) => ({
+    id: newId('dlv', now),
     webhook_id: delivery.webhookId,
     event_id: delivery.eventId,
     event_type: delivery.eventType,
-    status: 'pending',
+    status: 'pending' as const,
     attempts: 0,
     next_attempt_at: now,
     lease_owner: null,
@@ -64,9 +70,10 @@ export async function queueDelivery(db: Db, core: Core, delivery: NewDelivery): 
     created_at: iso,
     updated_at: iso,
     completed_at: null,
-  }).execute();
+  }));
+  await db.insertInto('deliveries').values(rows).execute();
   if (core.store.dialect === 'postgres') await sql`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`.execute(db);
-  return id;
+  return rows.map((r) => r.id);
 }
 
 /** After commit: wakes this process's worker (other processes are woken by NOTIFY). */
