@@ -4,6 +4,7 @@
 import type { Kysely } from 'kysely';
 
 import type { Core } from '../core.js';
+import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Database } from '../store/tables.js';
 import { prepareRun, slot } from '../store/prepared.js';
@@ -73,7 +74,17 @@ export async function attemptDelivery(core: Core, deliveryId: string, options: A
   const prepared = await prepare(core, loaded, manual);
   if (!('webhook' in prepared)) return prepared;
 
-  const { url, headers, body } = await buildRequest(core, prepared);
+  let request: { url: string; headers: Record<string, string>; body: string };
+  try {
+    request = await buildRequest(core, prepared);
+  } catch (err) {
+    // The secret cannot be opened (WAYPOST_SECRET_KEY missing or different): nothing is sent, and the attempt
+    // fails like any other, so it shows in the log, follows the retry schedule and alerts.
+    if (!(err instanceof AppError) || !err.code.startsWith('secret_key_')) throw err;
+    const failed: SendResult = { status: null, headers: null, body: null, durationMs: 0, error: `not sent: ${err.message}` };
+    return recordOutcome(core, prepared, { url: prepared.webhook.url, headers: {}, body: '' }, failed, options.successes ?? singleSuccess(core));
+  }
+  const { url, headers, body } = request;
   const sent = await sendWebhook(core.config, url, headers, body, { signal: options.signal });
   if (options.signal?.aborted) {
     await releaseLease(core.db, deliveryId, owner);

@@ -6,6 +6,7 @@ import { DIALECTS } from '../../helpers/db.js';
 import { testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
 import { DeliveryWorker } from '../../../src/webhooks/index.js';
+import { generateSecret, sealSecret } from '../../../src/webhooks/secrets.js';
 import { startReceiver, status, type Receiver } from './receiver.js';
 import { addWebhook, fakeClock, mailText, startSmtp } from './fixtures.js';
 
@@ -125,5 +126,30 @@ describe.each(DIALECTS)('retry schedule and failure alerts on %s', (dialect) => 
     expect(d).toMatchObject({ status: 'succeeded', attempts: 2, next_attempt_at: null });
     expect(d.completed_at).not.toBeNull();
     expect(smtp.mails).toHaveLength(0);
+  });
+});
+
+describe.each(DIALECTS)('a webhook secret that cannot be opened on %s', (dialect) => {
+  it('records a failed attempt that names WAYPOST_SECRET_KEY, sends nothing, and follows the retry schedule', async () => {
+    const receiver = await startReceiver(status(200, 'ok'));
+    const clock = fakeClock();
+    // Saved under one master key, delivered by a process started with another.
+    const wp = await testWaypost({ dialect, clock, config: { secretKey: 'the-other-master-key-0001' } });
+    try {
+      await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], secret: sealSecret({ secretKey: 'the-original-master-key-01' }, generateSecret()) });
+      await wp.put('enquiries', 1, enquiry);
+      await new DeliveryWorker(wp.core).drain();
+      expect(receiver.requests).toHaveLength(0);
+      const delivery = await wp.core.db.selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
+      expect(delivery).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: clock.now() + MINUTE });
+      expect(delivery.last_error).toContain('WAYPOST_SECRET_KEY');
+      const attempts = await wp.core.db.selectFrom('delivery_attempts').selectAll().execute();
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]).toMatchObject({ attempt: 1, success: 0, response_status: null });
+      expect(attempts[0].error).toMatch(/^not sent: .*WAYPOST_SECRET_KEY/);
+    } finally {
+      await wp.close();
+      await receiver.close();
+    }
   });
 });
