@@ -1,8 +1,9 @@
 // The text of a failure e-mail: what failed, where, how often, what the receiver said, what happens next, and
 // where to look in the console.
 import type { Config } from '../config.js';
+import type { AlertLevel } from '../admin/console-types.js';
 
-export type AlertLevel = 'warning' | 'critical';
+export type { AlertLevel };
 
 export interface FailureAlert {
   level: AlertLevel;

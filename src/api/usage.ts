@@ -2,19 +2,9 @@
 // and on close: one upsert per key and day, never one write per request.
 import { sql } from 'kysely';
 import type { Core } from '../core.js';
+import type { KeyUsage, UsageCounts as Counts } from '../admin/console-types.js';
 
-interface Counts {
-  requests: number;
-  client_errors: number;
-  rate_limited: number;
-}
-
-export interface KeyUsage {
-  key_id: string;
-  label: string;
-  days: Array<{ day: string } & Counts>;
-  totals: Counts;
-}
+export type { KeyUsage };
 
 export class UsageCounter {
   private pending = new Map<string, Counts>();

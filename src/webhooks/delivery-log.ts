@@ -10,47 +10,9 @@ import type { AlertRow, DeliveryRow, DeliveryStatus } from './tables.js';
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
 
-export interface DeliveryView {
-  id: string;
-  webhook_id: string;
-  webhook_name: string | null;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  cancel_reason: string | null;
-  redelivery_of: string | null;
-  test: boolean;
-  created_at: string;
-  completed_at: string | null;
-}
+import type { AttemptView, AlertView, DeliveryDetail, DeliveryView, Page } from '../admin/console-types.js';
 
-export interface AttemptView {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  request: { url: string; headers: Record<string, string>; body: string };
-  response: { status: number; headers: Record<string, string>; body: string } | null;
-  error: string | null;
-  success: boolean;
-}
-
-/** A delivery with its event envelope; `attempts` is the list here (its count is `attempt_count`). */
-export interface DeliveryDetail extends Omit<DeliveryView, 'attempts'> {
-  attempt_count: number;
-  event: { id: string; type: string; created_at: string; data: unknown } | null;
-  attempts: AttemptView[];
-}
-
-export interface Page<T> {
-  items: T[];
-  total: number;
-  page: number;
-  perpage: number;
-}
+export type { AttemptView, AlertView, DeliveryDetail, DeliveryView, Page };
 
 export interface DeliveryQuery {
   webhook_id?: string;
@@ -60,20 +22,6 @@ export interface DeliveryQuery {
   until?: string;
   page?: number | string;
   perpage?: number | string;
-}
-
-export interface AlertView {
-  id: string;
-  webhook_id: string;
-  webhook_name: string | null;
-  delivery_id: string | null;
-  level: AlertRow['level'];
-  recipient: string | null;
-  subject: string;
-  body: string;
-  status: AlertRow['status'];
-  error: string | null;
-  created_at: string;
 }
 
 // ---------- query parameters ----------

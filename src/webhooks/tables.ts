@@ -1,5 +1,6 @@
 // Table types owned by the webhooks capability. Times used for scheduling (next_attempt_at, lease_until) are
 // integer milliseconds since the epoch (cheap comparisons in the claim query); the rest are ISO 8601 strings.
+import type { AlertLevel, AlertStatus, DeliveryStatus } from '../admin/console-types.js';
 
 export interface WebhookRow {
   id: string; // wh_…
@@ -24,7 +25,7 @@ export interface EventRow {
   created_at: string;
 }
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+export type { DeliveryStatus };
 
 export interface DeliveryRow {
   id: string; // dlv_… (time-sortable); the receiver's idempotency key (X-Waypost-Delivery)
@@ -65,11 +66,11 @@ export interface AlertRow {
   id: string; // alt_…
   webhook_id: string;
   delivery_id: string | null;
-  level: 'warning' | 'critical';
+  level: AlertLevel;
   recipient: string | null;
   subject: string;
   body: string;
-  status: 'sent' | 'stored' | 'failed' | 'suppressed'; // stored: no SMTP configured
+  status: AlertStatus;
   error: string | null;
   created_at: string;
 }

@@ -1,0 +1,76 @@
+// The JSON shapes the admin API answers with for the delivery log, the alerts and API key usage. This file imports
+// nothing, so the console (web/, compiled separately for the browser) uses these very types instead of copies.
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+export type AlertLevel = 'warning' | 'critical';
+/** stored: no SMTP configured; suppressed: a host filter decided not to send it. */
+export type AlertStatus = 'sent' | 'stored' | 'failed' | 'suppressed';
+
+export interface DeliveryView {
+  id: string;
+  webhook_id: string;
+  webhook_name: string | null;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  cancel_reason: string | null;
+  redelivery_of: string | null;
+  test: boolean;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface AttemptView {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  request: { url: string; headers: Record<string, string>; body: string };
+  response: { status: number; headers: Record<string, string>; body: string } | null;
+  error: string | null;
+  success: boolean;
+}
+
+/** A delivery with its event envelope; `attempts` is the list here (its count is `attempt_count`). */
+export interface DeliveryDetail extends Omit<DeliveryView, 'attempts'> {
+  attempt_count: number;
+  event: { id: string; type: string; created_at: string; data: unknown } | null;
+  attempts: AttemptView[];
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  perpage: number;
+}
+
+export interface AlertView {
+  id: string;
+  webhook_id: string;
+  webhook_name: string | null;
+  delivery_id: string | null;
+  level: AlertLevel;
+  recipient: string | null;
+  subject: string;
+  body: string;
+  status: AlertStatus;
+  error: string | null;
+  created_at: string;
+}
+
+export interface UsageCounts {
+  requests: number;
+  client_errors: number;
+  rate_limited: number;
+}
+
+export interface KeyUsage {
+  key_id: string;
+  label: string;
+  days: Array<{ day: string } & UsageCounts>;
+  totals: UsageCounts;
+}
