@@ -4,6 +4,7 @@
 // run beside the server still takes effect on the very next request. On PostgreSQL another process's change cannot
 // be noticed that way, so the key is read on every request there.
 import type { Core } from '../core.js';
+import { readRows } from '../store/read.js';
 import type { ApiKeyRow } from '../store/tables.js';
 import type { ForeignWrites } from './foreign-writes.js';
 
@@ -22,18 +23,12 @@ type KeyRow = Pick<ApiKeyRow, 'id' | 'secret_hash' | 'permissions' | 'active' | 
 
 export class KeyLookup {
   private readonly held = new Map<string, KnownKey>();
-  private readonly read: (token: string) => Promise<KeyRow | undefined> | KeyRow | undefined;
+  private readonly read: (token: string) => Promise<KeyRow | undefined>;
   private readonly holds: boolean;
 
   constructor(core: Core, foreignWrites: ForeignWrites) {
     const query = core.db.selectFrom('api_keys').select(['id', 'secret_hash', 'permissions', 'active', 'rate_limit', 'last_used_at']).where('key', '=', '').compile();
-    const sqlite = core.store.sqlite;
-    if (sqlite) {
-      const statement = sqlite.prepare(query.sql); // prepared once (Kysely's driver prepares on every query)
-      this.read = (token) => statement.get(token) as KeyRow | undefined;
-    } else {
-      this.read = async (token) => (await core.db.executeQuery<KeyRow>({ ...query, parameters: [token] })).rows[0];
-    }
+    this.read = async (token) => (await readRows<KeyRow>(core, { ...query, parameters: [token] }))[0];
     this.holds = foreignWrites.observable;
     core.bus.on('api_keys.changed', () => this.held.clear());
     foreignWrites.onChange(() => this.held.clear());

@@ -15,7 +15,7 @@ export interface Store {
   /** For PostgreSQL: the connection string (LISTEN/NOTIFY opens its own client). */
   url: string;
   close(): Promise<void>;
-  /** SQLite only: the connection itself, for hot-path reads that reuse a prepared statement (API key lookup). */
+  /** SQLite only: the connection itself (transactions run on it, PRAGMA data_version is read from it). */
   sqlite?: SqliteDatabase.Database;
   /** SQLite only: the statement for an SQL text, prepared once (the same cache Kysely's queries use). */
   statement?: (sql: string) => SqliteDatabase.Statement;

@@ -1,7 +1,7 @@
-// Hot-path writes on SQLite: a statement Kysely built and compiled once (typed, like every other query), prepared
-// once on the connection, then run with fresh values. Kysely's SQLite driver prepares the statement again on every
-// query, a large share of a small write. Values that change per run are written into the query as slot('name')
-// markers; each run replaces them. PostgreSQL keeps going through Kysely.
+// Hot-path writes on SQLite: a statement Kysely built and compiled once (typed, like every other query), taken from
+// the connection's prepared-statement cache (src/store/db.ts), then run with fresh values, without Kysely's
+// executor. Values that change per run are written into the query as slot('name') markers; each run replaces them.
+// PostgreSQL keeps going through Kysely.
 import type { CompiledQuery } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
 
@@ -12,8 +12,8 @@ export const slot = (name: string): string => `${SLOT}${name}`;
 
 export type PreparedRun = (values: Record<string, unknown>) => void;
 
-export function prepareRun(sqlite: SqliteDatabase.Database, query: CompiledQuery): PreparedRun {
-  const statement = sqlite.prepare(query.sql);
+export function prepareRun(statementFor: (sql: string) => SqliteDatabase.Statement, query: CompiledQuery): PreparedRun {
+  const statement = statementFor(query.sql);
   const names = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(SLOT) ? p.slice(SLOT.length) : null));
   const fixed = [...query.parameters];
   return (values) => {

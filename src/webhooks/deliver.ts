@@ -256,10 +256,10 @@ async function lockDelivery(trx: Db, core: Core, id: string): Promise<DeliveryRo
 export async function recordSuccesses(core: Core, items: SuccessItem[]): Promise<void> {
   if (items.length === 0) return;
   const now = items[items.length - 1].now;
-  const sqlite = core.store.sqlite;
+  const { sqlite, statement } = core.store;
   // While another transaction holds the one SQLite connection, go through Kysely, which waits for it.
-  if (sqlite && !sqlite.inTransaction) {
-    successStatements(core, sqlite)(items, now);
+  if (sqlite && statement && !sqlite.inTransaction) {
+    successStatements(core, sqlite, statement)(items, now);
     return;
   }
   await core.db.transaction().execute(async (trx) => {
@@ -294,12 +294,12 @@ type WriteSuccesses = (items: SuccessItem[], now: string) => void;
 const successWriters = new WeakMap<Core, WriteSuccesses>();
 
 /** On SQLite: the two statements of a success, built by Kysely, prepared once, run per item in one transaction. */
-function successStatements(core: Core, sqlite: NonNullable<Core['store']['sqlite']>): WriteSuccesses {
+function successStatements(core: Core, sqlite: NonNullable<Core['store']['sqlite']>, statement: NonNullable<Core['store']['statement']>): WriteSuccesses {
   let write = successWriters.get(core);
   if (!write) {
     const row = Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, slot(c)])) as unknown as DeliveryAttemptRow;
-    const insert = prepareRun(sqlite, core.db.insertInto('delivery_attempts').values(row).compile());
-    const update = prepareRun(sqlite, markSucceeded(core.db, slot('now'), [slot('id')]).compile());
+    const insert = prepareRun(statement, core.db.insertInto('delivery_attempts').values(row).compile());
+    const update = prepareRun(statement, markSucceeded(core.db, slot('now'), [slot('id')]).compile());
     const transaction = sqlite.transaction((items: SuccessItem[], now: string) => {
       for (const { attempt } of items) {
         insert(attempt as unknown as Record<string, unknown>);
