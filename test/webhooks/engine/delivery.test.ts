@@ -140,6 +140,24 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
     expect((await attempts())[0].response_body).toHaveLength(64 * 1024);
   });
 
+  it("logs the final answer's headers (repeated ones joined, an early 103 answer's dropped) and body", async () => {
+    await setup();
+    receiver.respond = (_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload' });
+      res.setHeader('Set-Cookie', ['a=1', 'b=2']);
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Request-Id': 'r-42' }).end('thanks');
+    };
+    await addWebhook(wp.core, receiver.url);
+    await wp.put('enquiries', 3, enquiry);
+    const result = await attemptDelivery(wp.core, (await onlyDelivery()).id);
+    expect(result.status).toBe('succeeded');
+    const [logged] = await attempts();
+    expect(logged.response_body).toBe('thanks');
+    const headers = JSON.parse(logged.response_headers!);
+    expect(headers).toMatchObject({ 'content-type': 'text/plain', 'x-request-id': 'r-42', 'set-cookie': 'a=1, b=2' });
+    expect(headers).not.toHaveProperty('link');
+  });
+
   it('records a network error as a failed attempt', async () => {
     await setup();
     const closed = await startReceiver();
