@@ -3,16 +3,24 @@
 // (as monotonic ULIDs do). Sorting by id therefore sorts by creation order, which the delivery log relies on.
 import { randomBytes } from 'node:crypto';
 
-const MAX_SUFFIX = (1n << 64n) - 1n;
+// The 64-bit suffix is kept as two 32-bit halves (plain numbers, not BigInt: ids are made on the worker's hot path).
+const TWO_32 = 2 ** 32;
 let lastMs = -1;
-let lastSuffix = 0n;
+let high = 0; // top 32 bits of the suffix; its top bit starts clear, so counting up within a millisecond cannot overflow
+let low = 0;
 
 export function newId(prefix: string, nowMs: number = Date.now()): string {
-  if (nowMs === lastMs && lastSuffix < MAX_SUFFIX) {
-    lastSuffix += 1n;
+  if (nowMs === lastMs && !(high === 0xffffffff && low === 0xffffffff)) {
+    low += 1;
+    if (low === TWO_32) {
+      low = 0;
+      high += 1;
+    }
   } else {
     lastMs = nowMs;
-    lastSuffix = randomBytes(8).readBigUInt64BE() >> 1n; // room to count up within the millisecond
+    const random = randomBytes(8);
+    high = random.readUInt32BE(0) >>> 1; // room to count up within the millisecond
+    low = random.readUInt32BE(4);
   }
-  return `${prefix}_${nowMs.toString(16).padStart(12, '0')}${lastSuffix.toString(16).padStart(16, '0')}`;
+  return `${prefix}_${nowMs.toString(16).padStart(12, '0')}${high.toString(16).padStart(8, '0')}${low.toString(16).padStart(8, '0')}`;
 }

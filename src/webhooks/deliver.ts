@@ -97,10 +97,14 @@ export async function attemptDelivery(core: Core, deliveryId: string, options: A
 
 /** Loads deliveries with their webhooks and events: three queries for any number of deliveries (prepared on SQLite). */
 export async function loadDeliveries(core: Core, ids: string[]): Promise<Map<string, LoadedDelivery>> {
+  if (ids.length === 0) return new Map();
+  return withWebhooksAndEvents(core, await readRows<DeliveryRow>(core, core.db.selectFrom('deliveries').selectAll().where('id', 'in', ids).compile()));
+}
+
+/** Adds their webhooks and events to delivery rows already read (a claim returns them): two queries. */
+export async function withWebhooksAndEvents(core: Core, deliveries: DeliveryRow[]): Promise<Map<string, LoadedDelivery>> {
   const { db } = core;
   const out = new Map<string, LoadedDelivery>();
-  if (ids.length === 0) return out;
-  const deliveries = await readRows<DeliveryRow>(core, db.selectFrom('deliveries').selectAll().where('id', 'in', ids).compile());
   if (deliveries.length === 0) return out;
   const webhookIds = [...new Set(deliveries.map((d) => d.webhook_id))];
   const eventIds = [...new Set(deliveries.map((d) => d.event_id))];

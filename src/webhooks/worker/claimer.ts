@@ -7,11 +7,14 @@ import type { Kysely } from 'kysely';
 import type { Core } from '../../core.js';
 import type { Database } from '../../store/tables.js';
 import { readRows } from '../../store/read.js';
+import type { DeliveryRow } from '../tables.js';
 
 export interface Claimed {
   id: string;
   webhookId: string;
   leaseUntil: number;
+  /** The delivery as the claim left it (the claim returns whole rows: no second query to load them). */
+  row: DeliveryRow;
 }
 
 export interface Claimer {
@@ -37,10 +40,10 @@ function claimQuery(core: Core, skipLocked: boolean) {
           .limit(limit);
         return skipLocked ? due.forUpdate().skipLocked() : due;
       })
-      .returning(['id', 'webhook_id'])
+      .returningAll()
       .compile();
-    const rows = await readRows<{ id: string; webhook_id: string }>(core, query);
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil }));
+    const rows = await readRows<DeliveryRow>(core, query);
+    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, row: r }));
   };
 }
 

@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Core } from '../../core.js';
 import { newId } from '../../ids.js';
-import { attemptDelivery, loadDeliveries, releaseLease, type LoadedDelivery } from '../deliver.js';
+import { attemptDelivery, releaseLease, withWebhooksAndEvents, type LoadedDelivery } from '../deliver.js';
 import { claimerFor, renewLease, type Claimed, type Claimer } from './claimer.js';
 import { listenForDeliveries, type Listener } from './listen.js';
 import { SuccessBatch } from './success-batch.js';
@@ -87,7 +87,7 @@ export class DeliveryWorker {
       }
       let loaded: Map<string, LoadedDelivery>;
       try {
-        loaded = await loadDeliveries(this.core, claimed.map((c) => c.id));
+        loaded = await withWebhooksAndEvents(this.core, claimed.map((c) => c.row));
       } catch (err) {
         this.core.log.error({ err }, 'could not load claimed deliveries; they are retried when their leases expire');
         return;
