@@ -1,7 +1,8 @@
-// Hot-path writes on SQLite: a statement Kysely built and compiled once (typed, like every other query), taken from
-// the connection's prepared-statement cache (src/store/db.ts), then run with fresh values, without Kysely's
-// executor. Values that change per run are written into the query as slot('name') markers; each run replaces them.
-// PostgreSQL keeps going through Kysely.
+// Hot-path queries built and compiled by Kysely once (typed, like every other query), then run many times with
+// fresh values: values that change per run are written into the query as slot('name') markers; each run replaces
+// them. prepareRun runs a write on SQLite from the connection's prepared-statement cache (src/store/db.ts), without
+// Kysely's executor; withValues gives the compiled query with its slots filled, for readRows (src/store/read.ts) or
+// Kysely on either dialect.
 import type { CompiledQuery } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
 
@@ -10,11 +11,30 @@ const SLOT = '\u0000slot:';
 /** A marker for a value given at each run of a prepared statement. */
 export const slot = (name: string): string => `${SLOT}${name}`;
 
+/** `count` slots named `${name}0`, `${name}1`, …: a list (`where id in (…)`) of a given length. */
+export const slots = (name: string, count: number): string[] => Array.from({ length: count }, (_, i) => slot(`${name}${i}`));
+
+/** The values of a list for the slots made by slots(name, values.length). */
+export function listValues(name: string, values: readonly unknown[], into: Record<string, unknown> = {}): Record<string, unknown> {
+  for (let i = 0; i < values.length; i++) into[`${name}${i}`] = values[i];
+  return into;
+}
+
+/** A query compiled once with slots, filled per run. */
+export function withValues(query: CompiledQuery): (values: Record<string, unknown>) => CompiledQuery {
+  const names = slotNames(query);
+  return (values) => ({ ...query, parameters: names.map((name, i) => (name === null ? query.parameters[i] : values[name])) });
+}
+
+function slotNames(query: CompiledQuery): Array<string | null> {
+  return query.parameters.map((p) => (typeof p === 'string' && p.startsWith(SLOT) ? p.slice(SLOT.length) : null));
+}
+
 export type PreparedRun = (values: Record<string, unknown>) => void;
 
 export function prepareRun(statementFor: (sql: string) => SqliteDatabase.Statement, query: CompiledQuery): PreparedRun {
   const statement = statementFor(query.sql);
-  const names = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(SLOT) ? p.slice(SLOT.length) : null));
+  const names = slotNames(query);
   const fixed = [...query.parameters];
   return (values) => {
     const params = names.map((name, i) => (name === null ? fixed[i] : values[name]));

@@ -1,13 +1,13 @@
 // One delivery attempt as a chain of small steps (STYLE.md, after Svix): prepare → send → success | failure;
 // a failure records the attempt and either schedules the next one from config.retryDelaysMs or ends exhausted
 // (the webhook is auto-disabled). Failure e-mails go out after commit.
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 
 import type { Core } from '../core.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Database } from '../store/tables.js';
-import { prepareRun, slot } from '../store/prepared.js';
+import { listValues, prepareRun, slot, slots, withValues } from '../store/prepared.js';
 import { readRows } from '../store/read.js';
 import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, EventRow, WebhookRow } from './tables.js';
 import { openSecret } from './secrets.js';
@@ -103,15 +103,26 @@ export async function loadDeliveries(core: Core, ids: string[]): Promise<Map<str
 
 /** Adds their webhooks and events to delivery rows already read (a claim returns them): two queries. */
 export async function withWebhooksAndEvents(core: Core, deliveries: DeliveryRow[]): Promise<Map<string, LoadedDelivery>> {
-  const { db } = core;
   const out = new Map<string, LoadedDelivery>();
   if (deliveries.length === 0) return out;
   const webhookIds = [...new Set(deliveries.map((d) => d.webhook_id))];
   const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
-  const webhooks = new Map((await readRows<WebhookRow>(core, db.selectFrom('webhooks').selectAll().where('id', 'in', webhookIds).compile())).map((w) => [w.id, w]));
-  const events = new Map((await readRows<EventRow>(core, db.selectFrom('events').selectAll().where('id', 'in', eventIds).compile())).map((e) => [e.id, e]));
+  const webhooks = new Map((await readRows<WebhookRow>(core, byIds(core, 'webhooks', webhookIds))).map((w) => [w.id, w]));
+  const events = new Map((await readRows<EventRow>(core, byIds(core, 'events', eventIds))).map((e) => [e.id, e]));
   for (const d of deliveries) out.set(d.id, { delivery: d, webhook: webhooks.get(d.webhook_id), event: events.get(d.event_id) });
   return out;
+}
+
+const byIdQueries = new WeakMap<Core, Map<string, (values: Record<string, unknown>) => CompiledQuery>>();
+
+/** `select * from <table> where id in (…)`, compiled once per table and list length (the worker runs it per claim). */
+function byIds(core: Core, table: 'webhooks' | 'events', ids: string[]): CompiledQuery {
+  let cache = byIdQueries.get(core);
+  if (!cache) byIdQueries.set(core, cache = new Map());
+  const key = `${table}:${ids.length}`;
+  let query = cache.get(key);
+  if (!query) cache.set(key, query = withValues(core.db.selectFrom(table).selectAll().where('id', 'in', slots('id', ids.length)).compile()));
+  return query(listValues('id', ids));
 }
 
 async function prepare(core: Core, { delivery, webhook, event }: LoadedDelivery, manual: boolean): Promise<Prepared | AttemptResult> {

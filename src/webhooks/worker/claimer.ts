@@ -3,10 +3,11 @@
 // come and it is not leased (or its lease expired: the worker that held it crashed). Two backends, one interface
 // (like fastify-rate-limit's LocalStore / RedisStore): SQLite serialises writers, so one UPDATE … RETURNING
 // suffices; PostgreSQL adds FOR UPDATE SKIP LOCKED so concurrent workers pass over each other's rows.
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Core } from '../../core.js';
 import type { Database } from '../../store/tables.js';
 import { readRows } from '../../store/read.js';
+import { listValues, slot, slots, withValues } from '../../store/prepared.js';
 import type { DeliveryRow } from '../tables.js';
 
 export interface Claimed {
@@ -22,27 +23,34 @@ export interface Claimer {
   claim(owner: string, limit: number, now: number, leaseMs: number, skipWebhooks?: string[]): Promise<Claimed[]>;
 }
 
-/** The claim as one statement (prepared once per shape on SQLite, see src/store/read.ts). */
+/**
+ * The claim as one statement (prepared once per shape on SQLite, see src/store/read.ts), compiled once per number
+ * of skipped webhooks: a worker claims many times a second.
+ */
 function claimQuery(core: Core, skipLocked: boolean) {
   const { db } = core;
+  const compiled = new Map<number, (values: Record<string, unknown>) => CompiledQuery>();
+  const compile = (skipCount: number) => withValues(db.updateTable('deliveries')
+    .set({ lease_owner: slot('owner'), lease_until: slot('leaseUntil') as unknown as number })
+    .where('id', 'in', (eb) => {
+      const now = slot('now') as unknown as number;
+      const due = eb.selectFrom('deliveries').select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
+        .$if(skipCount > 0, (q) => q.where('webhook_id', 'not in', slots('skip', skipCount)))
+        .orderBy('next_attempt_at') // served by the deliveries_due index: no sort of the whole backlog
+        .limit(slot('limit') as unknown as number);
+      return skipLocked ? due.forUpdate().skipLocked() : due;
+    })
+    .returningAll()
+    .compile());
   return async (owner: string, limit: number, now: number, leaseMs: number, skipWebhooks: string[] = []): Promise<Claimed[]> => {
     if (limit <= 0) return [];
     const leaseUntil = now + leaseMs;
-    const query = db.updateTable('deliveries')
-      .set({ lease_owner: owner, lease_until: leaseUntil })
-      .where('id', 'in', (eb) => {
-        const due = eb.selectFrom('deliveries').select('id')
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', now)
-          .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
-          .$if(skipWebhooks.length > 0, (q) => q.where('webhook_id', 'not in', skipWebhooks))
-          .orderBy('next_attempt_at') // served by the deliveries_due index: no sort of the whole backlog
-          .limit(limit);
-        return skipLocked ? due.forUpdate().skipLocked() : due;
-      })
-      .returningAll()
-      .compile();
-    const rows = await readRows<DeliveryRow>(core, query);
+    let query = compiled.get(skipWebhooks.length);
+    if (!query) compiled.set(skipWebhooks.length, query = compile(skipWebhooks.length));
+    const rows = await readRows<DeliveryRow>(core, query(listValues('skip', skipWebhooks, { owner, leaseUntil, now, limit })));
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, row: r }));
   };
 }
