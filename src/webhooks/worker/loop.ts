@@ -26,10 +26,13 @@ export class DeliveryWorker {
   private ticking: Promise<void> | null = null;
   private again = false;
   private moreDue = false; // the last claim filled every free slot: more may be waiting
+  // The webhooks a claim passed over when it found nothing more for the others. Until new work is queued or the poll
+  // timer ticks, a claim that passes over (at least) the same webhooks would only scan their backlog and find nothing.
+  private othersDrained: Set<string> | null = null;
   private stopped = false;
   private pollTimer: NodeJS.Timeout | null = null;
   private listener: Listener | null = null;
-  private readonly onQueued = () => this.wake();
+  private readonly onQueued = () => this.wakeForNewWork();
   private readonly successes: SuccessBatch;
   private readonly whenIdle: Array<() => void> = []; // drain() waiting for nothing to be in flight
 
@@ -45,9 +48,15 @@ export class DeliveryWorker {
     this.core.bus.on('deliveries.queued', this.onQueued);
     if (this.core.store.dialect === 'postgres') this.listener = listenForDeliveries(this.core.store.url, this.core.log, this.onQueued);
     // Not unref'd: a worker-only process has nothing else keeping it alive.
-    this.pollTimer = setInterval(() => this.wake(), this.core.config.pollMs);
+    this.pollTimer = setInterval(() => this.wakeForNewWork(), this.core.config.pollMs);
     this.wake();
     return this;
+  }
+
+  /** New deliveries were queued, or time passed (retries may be due): look for the other webhooks' work again. */
+  private wakeForNewWork(): void {
+    this.othersDrained = null;
+    this.wake();
   }
 
   /** Claims and starts what is due now (coalesced: a wake during a claim runs one more claim after it). */
@@ -75,7 +84,14 @@ export class DeliveryWorker {
       try {
         const skip = this.saturatedWebhooks();
         for (const id of skip) this.skipped.add(id);
+        const drained = this.othersDrained;
+        if (skip.length > 0 && drained && [...drained].every((id) => skip.includes(id))) {
+          this.moreDue = false;
+          return;
+        }
         claimed = await this.claimer.claim(this.id, free, this.core.clock.now(), this.core.config.leaseMs, skip);
+        if (skip.length > 0 && claimed.length < free) this.othersDrained = new Set(skip);
+        else if (drained && claimed.some((c) => !drained.has(c.webhookId))) this.othersDrained = null; // the others have work again
       } catch (err) {
         this.core.log.error({ err }, 'could not claim deliveries');
         return;
@@ -172,6 +188,7 @@ export class DeliveryWorker {
    * flight the worker claims more by itself, as it does when started; drain only looks again once it is idle.
    */
   async drain(): Promise<void> {
+    this.othersDrained = null;
     for (;;) {
       this.wake();
       while (this.ticking) await this.ticking;

@@ -130,4 +130,30 @@ describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
       await fast.close();
     }
   });
+
+  it("another process's delivery for a second webhook is picked up by the poll while the first webhook's backlog waits", async () => {
+    const slow = await startReceiver(() => {});
+    const fast = await startReceiver();
+    const databaseUrl = await freshDatabaseUrl(dialect);
+    const open = (config: Record<string, number> = {}) => createWaypost({ env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl, ...config }, logger: createLogger('silent') });
+    const wp = await open({ deliveryConcurrency: 4, perWebhookConcurrency: 2, deliveryTimeoutMs: 5_000, pollMs: 50 });
+    const other = await open(); // its writes reach the worker only through the database (no in-process wake-up)
+    const worker = new DeliveryWorker(wp.core).start();
+    try {
+      await addWebhook(wp.core, slow.url, { events: ['enquiry.created'] });
+      await addWebhook(wp.core, fast.url, { events: ['review.created'] });
+      for (let i = 1; i <= 30; i++) await wp.put('enquiries', i, enquiry);
+      await slow.waitFor(2);
+      await new Promise((r) => setTimeout(r, 200)); // the worker has looked for other work and found none
+      await other.put('reviews', 1, { trip_id: 7, author_name: 'Di', rating: 5 });
+      await fast.waitFor(1, 3_000);
+      expect(slow.requests).toHaveLength(2);
+    } finally {
+      await worker.stop(100);
+      await wp.close();
+      await other.close();
+      await slow.close();
+      await fast.close();
+    }
+  });
 });
