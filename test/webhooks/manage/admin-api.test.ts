@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { DIALECTS } from '../../helpers/db.js';
 import { testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
-import { adminHeaders, seedDelivery, startReceiver, type Receiver } from './fixtures.js';
+import { adminHeaders, closeAdminSuite, openAdminSuite, seedDelivery, type Receiver } from './fixtures.js';
 
 const hook = (over: Record<string, unknown> = {}) => ({ name: 'Bookings to CRM', url: 'https://crm.example.com/hooks', events: ['booking.created', 'booking.updated'], ...over });
 
@@ -13,16 +13,8 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
   let auth: Record<string, string>;
   let receiver: Receiver;
 
-  beforeEach(async () => {
-    wp = await testWaypost({ dialect });
-    app = await wp.app();
-    auth = await adminHeaders(wp);
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await receiver.close();
-    await wp.close();
-  });
+  beforeEach(async () => ({ wp, app, auth, receiver } = await openAdminSuite(dialect)));
+  afterEach(async () => closeAdminSuite({ wp, receiver }));
 
   const create = async (over: Record<string, unknown> = {}) => {
     const res = await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth, payload: hook({ url: receiver.url, ...over }) });

@@ -1,10 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { DIALECTS } from '../../helpers/db.js';
-import { testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
 import { createWebhook } from '../../../src/webhooks/manage.js';
-import { adminHeaders, fakeClock, seedDelivery, startReceiver, type Receiver } from './fixtures.js';
+import { closeAdminSuite, fakeClock, openAdminSuite, seedDelivery, type Receiver } from './fixtures.js';
 
 describe.each(DIALECTS)('delivery log admin API on %s', (dialect) => {
   let wp: Waypost;
@@ -15,15 +14,9 @@ describe.each(DIALECTS)('delivery log admin API on %s', (dialect) => {
 
   beforeEach(async () => {
     clock.set(Date.parse('2026-03-01T12:00:00Z'));
-    wp = await testWaypost({ dialect, clock });
-    app = await wp.app();
-    auth = await adminHeaders(wp);
-    receiver = await startReceiver();
+    ({ wp, app, auth, receiver } = await openAdminSuite(dialect, clock));
   });
-  afterEach(async () => {
-    await receiver.close();
-    await wp.close();
-  });
+  afterEach(async () => closeAdminSuite({ wp, receiver }));
 
   const get = async (url: string) => {
     const res = await app.inject({ method: 'GET', url, headers: auth });

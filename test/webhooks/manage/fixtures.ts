@@ -3,7 +3,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { manualClock, type FakeClock } from '../../helpers/clock.js';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import type { Waypost } from '../../../src/sdk.js';
+import type { Clock } from '../../../src/core.js';
+import type { TestDialect } from '../../helpers/db.js';
+import { testWaypost } from '../../helpers/waypost.js';
 import { ensureAdminToken } from '../../../src/admin/token.js';
 import { queueDelivery, recordEvent } from '../../../src/webhooks/outbox.js';
 import type { DeliveryStatus } from '../../../src/webhooks/tables.js';
@@ -42,6 +46,24 @@ export async function startReceiver(answer: Receiver['answer'] = { status: 200, 
 
 export async function adminHeaders(wp: Waypost): Promise<Record<string, string>> {
   return { authorization: `Bearer ${await ensureAdminToken(wp.core)}` };
+}
+
+/** What each admin-API test starts from: a Waypost, its HTTP app, the admin bearer header and a receiver. */
+export interface AdminSuite {
+  wp: Waypost;
+  app: FastifyInstance;
+  auth: Record<string, string>;
+  receiver: Receiver;
+}
+
+export async function openAdminSuite(dialect: TestDialect, clock?: Clock): Promise<AdminSuite> {
+  const wp = await testWaypost({ dialect, clock });
+  return { wp, app: await wp.app(), auth: await adminHeaders(wp), receiver: await startReceiver() };
+}
+
+export async function closeAdminSuite({ wp, receiver }: Pick<AdminSuite, 'wp' | 'receiver'>): Promise<void> {
+  await receiver.close();
+  await wp.close();
 }
 
 /** Records an event and queues one delivery of it to `webhookId`, as the write path does; optionally finishes it. */
