@@ -2,13 +2,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { DIALECTS } from '../helpers/db.js';
-import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
 import type { Clock } from '../../src/core.js';
 import { createAdmin, firstAdminEmail } from '../../src/admin/accounts.js';
 import { issueSetupToken, SETUP_TOKEN_TTL_MS } from '../../src/admin/setup.js';
 import { LOGIN_MAX_FAILURES_PER_EMAIL, LOGIN_MAX_FAILURES_PER_IP, LOGIN_WINDOW_MS } from '../../src/admin/login-limit.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, signIn, withAdmin } from './helpers.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, openAdminApp, signIn, withAdmin } from './helpers.js';
 
 describe.each(DIALECTS)('admin accounts (%s)', (dialect) => {
   let wp: Waypost;
@@ -18,8 +17,7 @@ describe.each(DIALECTS)('admin accounts (%s)', (dialect) => {
 
   beforeEach(async () => {
     now = Date.parse('2026-03-01T10:00:00Z');
-    wp = await testWaypost({ dialect, clock });
-    app = await wp.app();
+    ({ wp, app } = await openAdminApp(dialect, clock));
   });
   afterEach(async () => wp.close());
 

@@ -1,7 +1,10 @@
 // Signing in through the real endpoints, for admin API tests: returns the cookie header and the CSRF token.
 import type { FastifyInstance } from 'fastify';
 import type { Waypost } from '../../src/sdk.js';
+import type { Clock } from '../../src/core.js';
 import { createAdmin } from '../../src/admin/accounts.js';
+import type { TestDialect } from '../helpers/db.js';
+import { testWaypost } from '../helpers/waypost.js';
 
 export const ADMIN_EMAIL = 'ops@example.com';
 export const ADMIN_PASSWORD = 'correct horse battery';
@@ -28,4 +31,11 @@ export async function signIn(app: FastifyInstance, email = ADMIN_EMAIL, password
 
 export async function withAdmin(wp: Waypost, email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<void> {
   await createAdmin(wp.core, email, password);
+}
+
+/** What each admin test starts from: a Waypost on `clock` and its HTTP app, with the first admin when asked. */
+export async function openAdminApp(dialect: TestDialect, clock: Clock, options: { withAdmin?: boolean } = {}): Promise<{ wp: Waypost; app: FastifyInstance }> {
+  const wp = await testWaypost({ dialect, clock });
+  if (options.withAdmin) await withAdmin(wp);
+  return { wp, app: await wp.app() };
 }

@@ -7,7 +7,7 @@ import type { Waypost } from '../../src/sdk.js';
 import type { Clock } from '../../src/core.js';
 import { ensureAdminToken } from '../../src/admin/token.js';
 import { SESSION_IDLE_MS } from '../../src/admin/sessions.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, sessionCookieOf, signIn, withAdmin } from './helpers.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, openAdminApp, sessionCookieOf, signIn, withAdmin } from './helpers.js';
 
 describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
   let wp: Waypost;
@@ -17,9 +17,7 @@ describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
 
   beforeEach(async () => {
     now = Date.parse('2026-03-01T10:00:00Z');
-    wp = await testWaypost({ dialect, clock });
-    await withAdmin(wp);
-    app = await wp.app();
+    ({ wp, app } = await openAdminApp(dialect, clock, { withAdmin: true }));
   });
   afterEach(async () => wp.close());
 
