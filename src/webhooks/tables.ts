@@ -1,6 +1,6 @@
 // Table types owned by the webhooks capability. Times used for scheduling (next_attempt_at, lease_until) are
 // integer milliseconds since the epoch (cheap comparisons in the claim query); the rest are ISO 8601 strings.
-import type { AlertLevel, AlertStatus, DeliveryStatus } from '../admin/console-types.js';
+import type { AlertView, DeliveryStatus } from '../admin/console-types.js';
 
 export interface WebhookRow {
   id: string; // wh_…
@@ -62,18 +62,8 @@ export interface DeliveryAttemptRow {
   success: number;
 }
 
-export interface AlertRow {
-  id: string; // alt_…
-  webhook_id: string;
-  delivery_id: string | null;
-  level: AlertLevel;
-  recipient: string | null;
-  subject: string;
-  body: string;
-  status: AlertStatus;
-  error: string | null;
-  created_at: string;
-}
+/** A stored alert (id `alt_…`): the console's AlertView without the webhook's name, which the log joins in. */
+export type AlertRow = Omit<AlertView, 'webhook_name'>;
 
 export interface WebhookTables {
   webhooks: WebhookRow;
