@@ -2,7 +2,7 @@
 // resource; a host write bumps that resource's generation, and `get` hands back the generation it saw so that a
 // response computed from pre-write data is stored under the old generation, where no one will read it.
 import { LRUCache } from 'lru-cache';
-import { API_RESOURCES, type ApiResource } from '../records/schemas.js';
+import type { ApiResource } from '../records/schemas.js';
 
 export interface CachedResponse {
   body: string;
@@ -33,11 +33,6 @@ export class MemoryCache implements CacheStore {
 
   constructor(maxBytes: number, now: () => number) {
     this.lru = new LRUCache<string, CachedResponse>({ maxSize: Math.max(maxBytes, 1), sizeCalculation: sizeOf, ttlAutopurge: false, ttlResolution: 0, perf: { now } });
-  }
-
-  /** Another process committed to the database (see ForeignWrites): no cached answer can be trusted. */
-  invalidateAll(): void {
-    for (const r of API_RESOURCES) this.generations.set(r, this.gen(r) + 1);
   }
 
   private gen(resource: string): number {

@@ -5,6 +5,7 @@ import type { Core } from '../core.js';
 import { MemoryCache, NoCache, type CacheStore } from './cache.js';
 import { RedisCache } from './cache-redis.js';
 import { ForeignWrites } from './foreign-writes.js';
+import { affectedApiResources } from '../records/schemas.js';
 import { MemoryRateLimiter, type RateLimitStore } from './rate-limit.js';
 import { RedisRateLimiter } from './rate-limit-redis.js';
 import { UsageCounter } from './usage.js';
@@ -32,10 +33,10 @@ export function apiServices(core: Core): ApiServices {
     if (config.cacheTtlS === 0) cache = new NoCache();
     else if (redis) cache = new RedisCache(redis, prefix);
     else {
-      // An import or a second process writing the same file invalidates every cached answer, so the API never
-      // serves data older than the last write.
+      // An import or a second process writing the same file invalidates the cached answers of what it changed, so
+      // the API never serves data older than the last write.
       const memory = new MemoryCache(config.cacheMaxBytes, () => core.clock.now());
-      foreignWrites.onChange(() => memory.invalidateAll());
+      foreignWrites.onChange((changed) => memory.invalidate(affectedApiResources(changed)));
       cache = memory;
     }
     const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();

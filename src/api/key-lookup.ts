@@ -1,6 +1,6 @@
 // Finds the API key a request names. On SQLite, keys once read are held in memory: a key disabled, re-enabled or
 // deleted through this process is dropped at once (bus event 'api_keys.changed'), and every key is dropped when
-// another process commits to the database (ForeignWrites, polled before each request), so `waypost keys disable`
+// another connection changes the API keys (ForeignWrites, polled before each request), so `waypost keys disable`
 // run beside the server still takes effect on the very next request. On PostgreSQL another process's change cannot
 // be noticed that way, so the key is read on every request there.
 import type { Core } from '../core.js';
@@ -31,7 +31,7 @@ export class KeyLookup {
     this.read = async (token) => (await readRows<KeyRow>(core, { ...query, parameters: [token] }))[0];
     this.holds = foreignWrites.observable;
     core.bus.on('api_keys.changed', () => this.held.clear());
-    foreignWrites.onChange(() => this.held.clear());
+    foreignWrites.onChange((changed) => { if (changed.includes('api_keys')) this.held.clear(); });
   }
 
   async find(token: string): Promise<KnownKey | undefined> {

@@ -8,6 +8,13 @@ export interface ApiUsageRow {
   rate_limited: number; // 429 answers
 }
 
+/** SQLite only: bumped by triggers when trips, customers, bookings, payments or API keys change (migration 0005). */
+export interface ChangeCounterRow {
+  name: string;
+  generation: number;
+}
+
 export interface ApiTables {
   api_usage: ApiUsageRow;
+  change_counters: ChangeCounterRow;
 }

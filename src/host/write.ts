@@ -8,7 +8,7 @@ import type { Database } from '../store/tables.js';
 import { iso, normalizeBooking, normalizeCustomer, normalizeEnquiry, normalizePayment, normalizeReview, normalizeTrip, type StoredRecords } from '../records/normalize.js';
 import { presentOne } from '../records/present.js';
 import { readStored, writeStored, deleteStored } from '../records/rows.js';
-import type { InputRecords, PublicRecords, Resource } from '../records/schemas.js';
+import { affectedApiResources, type InputRecords, type PublicRecords, type Resource } from '../records/schemas.js';
 import { validateInput } from '../records/validate.js';
 import type { RecordChange } from './changes.js';
 
@@ -84,10 +84,7 @@ async function notifyListeners(trx: Db, core: Core, changes: RecordChange[], opt
 function announce(core: Core, changes: RecordChange[]): void {
   if (changes.length === 0) return;
   const resources = [...new Set(changes.map((c) => c.resource))];
-  // Payments and bookings appear in each other's derived fields (payment_ids, booking_ids).
-  if (resources.includes('payments') && !resources.includes('bookings')) resources.push('bookings');
-  if (resources.includes('bookings') && !resources.includes('customers')) resources.push('customers');
-  core.bus.emit('records.changed', resources);
+  core.bus.emit('records.changed', [...new Set([...resources, ...affectedApiResources(resources)])]);
 }
 
 async function upsert<R extends Resource>(trx: Db, core: Core, resource: R, id: number, input: InputRecords[R], changes: RecordChange[]): Promise<PutResult<R>> {

@@ -226,6 +226,17 @@ export type Resource = (typeof RESOURCES)[number];
 export const API_RESOURCES = ['bookings', 'trips', 'customers', 'payments'] as const;
 export type ApiResource = (typeof API_RESOURCES)[number];
 
+/**
+ * The API resources whose answers a change to these resources can alter: payments and bookings appear in each
+ * other's derived fields (payment_ids, booking_ids), and a booking in its customer's.
+ */
+export function affectedApiResources(changed: readonly string[]): ApiResource[] {
+  const out = new Set(changed.filter((r): r is ApiResource => (API_RESOURCES as readonly string[]).includes(r)));
+  if (out.has('payments')) out.add('bookings');
+  if (out.has('bookings')) out.add('customers');
+  return [...out];
+}
+
 export const INPUT_SCHEMAS = {
   trips: TripInput,
   customers: CustomerInput,

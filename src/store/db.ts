@@ -6,6 +6,7 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import type { Database } from './tables.js';
+import { SqliteWriter } from './sqlite-writer.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -19,6 +20,8 @@ export interface Store {
   sqlite?: SqliteDatabase.Database;
   /** SQLite only: the statement for an SQL text, prepared once (the same cache Kysely's queries use). */
   statement?: (sql: string) => SqliteDatabase.Statement;
+  /** SQLite on a file: a second connection on its own thread, for the delivery worker's writes (started on first use). */
+  writer?: SqliteWriter;
 }
 
 // COUNT(*) and BIGINT ids come back as strings by default; our ids fit in a JS number.
@@ -74,7 +77,12 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     sqlite.pragma('foreign_keys = ON');
     const connection = preparingOnce(sqlite);
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
-    return { db, dialect: 'sqlite', url, close: () => db.destroy(), sqlite, statement: (sqlText) => connection.prepare(sqlText) };
+    const writer = path === ':memory:' ? undefined : new SqliteWriter(path);
+    const close = async () => {
+      await writer?.close();
+      await db.destroy();
+    };
+    return { db, dialect: 'sqlite', url, close, sqlite, statement: (sqlText) => connection.prepare(sqlText), writer };
   }
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
   pool.on('error', () => {}); // an idle client's error is reported by the next query that uses the pool

@@ -5,12 +5,14 @@ import * as m0001 from './migrations/0001_records.js';
 import * as m0002 from './migrations/0002_webhooks.js';
 import * as m0003 from './migrations/0003_api_usage.js';
 import * as m0004 from './migrations/0004_admin.js';
+import * as m0005 from './migrations/0005_change_counters.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
   '0002_webhooks': m0002,
   '0003_api_usage': m0003,
   '0004_admin': m0004,
+  '0005_change_counters': m0005,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {

@@ -4,7 +4,7 @@
 // Kysely's executor; withValues gives the compiled query with its slots filled, for readRows (src/store/read.ts) or
 // Kysely on either dialect.
 import type { CompiledQuery } from 'kysely';
-import type SqliteDatabase from 'better-sqlite3';
+import type { WriteStep } from './sqlite-writer.js';
 
 const SLOT = '\u0000slot:';
 
@@ -30,14 +30,7 @@ function slotNames(query: CompiledQuery): Array<string | null> {
   return query.parameters.map((p) => (typeof p === 'string' && p.startsWith(SLOT) ? p.slice(SLOT.length) : null));
 }
 
-export type PreparedRun = (values: Record<string, unknown>) => void;
-
-export function prepareRun(statementFor: (sql: string) => SqliteDatabase.Statement, query: CompiledQuery): PreparedRun {
-  const statement = statementFor(query.sql);
-  const names = slotNames(query);
-  const fixed = [...query.parameters];
-  return (values) => {
-    const params = names.map((name, i) => (name === null ? fixed[i] : values[name]));
-    statement.run(params);
-  };
+/** A compiled query as a step for the SQLite writer thread (src/store/sqlite-writer.ts): its text and values only. */
+export function step(query: CompiledQuery, returns = false): WriteStep {
+  return { sql: query.sql, parameters: query.parameters, returns };
 }

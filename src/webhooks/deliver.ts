@@ -7,7 +7,8 @@ import type { Core } from '../core.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Database } from '../store/tables.js';
-import { listValues, prepareRun, slot, slots, withValues } from '../store/prepared.js';
+import { listValues, slot, slots, step, withValues } from '../store/prepared.js';
+import type { WriteStep } from '../store/sqlite-writer.js';
 import { readRows } from '../store/read.js';
 import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, EventRow, WebhookRow } from './tables.js';
 import { openSecret } from './secrets.js';
@@ -271,10 +272,9 @@ async function lockDelivery(trx: Db, core: Core, id: string): Promise<DeliveryRo
 export async function recordSuccesses(core: Core, items: SuccessItem[]): Promise<void> {
   if (items.length === 0) return;
   const now = items[items.length - 1].now;
-  const { sqlite, statement } = core.store;
-  // While another transaction holds the one SQLite connection, go through Kysely, which waits for it.
-  if (sqlite && statement && !sqlite.inTransaction) {
-    successStatements(core, sqlite, statement)(items, now);
+  const { writer } = core.store;
+  if (writer) {
+    await writer.transaction(successSteps(core)(items, now));
     return;
   }
   await core.db.transaction().execute(async (trx) => {
@@ -305,26 +305,22 @@ function markSucceeded(db: Db, now: string, ids: string[]) {
 }
 
 const ATTEMPT_COLUMNS = ['id', 'delivery_id', 'attempt', 'started_at', 'duration_ms', 'request_url', 'request_headers', 'request_body', 'response_status', 'response_headers', 'response_body', 'error', 'success'] as const satisfies ReadonlyArray<keyof DeliveryAttemptRow>;
-type WriteSuccesses = (items: SuccessItem[], now: string) => void;
-const successWriters = new WeakMap<Core, WriteSuccesses>();
+const successStepMakers = new WeakMap<Core, (items: SuccessItem[], now: string) => WriteStep[]>();
 
-/** On SQLite: the two statements of a success, built by Kysely, prepared once, run per item in one transaction. */
-function successStatements(core: Core, sqlite: NonNullable<Core['store']['sqlite']>, statement: NonNullable<Core['store']['statement']>): WriteSuccesses {
-  let write = successWriters.get(core);
-  if (!write) {
+/** On the SQLite writer thread: the two statements of a success, built by Kysely once, run per item in one transaction. */
+function successSteps(core: Core): (items: SuccessItem[], now: string) => WriteStep[] {
+  let make = successStepMakers.get(core);
+  if (!make) {
     const row = Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, slot(c)])) as unknown as DeliveryAttemptRow;
-    const insert = prepareRun(statement, core.db.insertInto('delivery_attempts').values(row).compile());
-    const update = prepareRun(statement, markSucceeded(core.db, slot('now'), [slot('id')]).compile());
-    const transaction = sqlite.transaction((items: SuccessItem[], now: string) => {
-      for (const { attempt } of items) {
-        insert(attempt as unknown as Record<string, unknown>);
-        update({ now, id: attempt.delivery_id });
-      }
-    });
-    write = (items, now) => transaction.immediate(items, now);
-    successWriters.set(core, write);
+    const insert = withValues(core.db.insertInto('delivery_attempts').values(row).compile());
+    const update = withValues(markSucceeded(core.db, slot('now'), [slot('id')]).compile());
+    make = (items, now) => items.flatMap(({ attempt }) => [
+      step(insert(attempt as unknown as Record<string, unknown>)),
+      step(update({ now, id: attempt.delivery_id })),
+    ]);
+    successStepMakers.set(core, make);
   }
-  return write;
+  return make;
 }
 
 function singleSuccess(core: Core): SuccessSink {

@@ -4,7 +4,10 @@ import { HOST_AUTH } from '../helpers/waypost.js';
 import { createApiKey } from '../../src/api/keys.js';
 import { createWaypost } from '../../src/sdk.js';
 import { createLogger } from '../../src/log.js';
-import { apiFixture, authOf, booking, fakeClock, payment, trip, type ApiFixture } from './setup.js';
+import { apiFixture, authOf, booking, customer, fakeClock, payment, trip, type ApiFixture } from './setup.js';
+import { DeliveryWorker } from '../../src/webhooks/index.js';
+import { addWebhook } from '../webhooks/engine/fixtures.js';
+import { startReceiver } from '../webhooks/engine/receiver.js';
 
 describe.each(DIALECTS)('REST API response cache on %s', (dialect) => {
   let f: ApiFixture;
@@ -152,6 +155,47 @@ describe('REST API response cache with another process writing the same SQLite f
     } finally {
       await other.close();
       await f.wp.close();
+    }
+  });
+
+  it('keeps the cached answers of what the other process did not change', async () => {
+    const f = await apiFixture('sqlite');
+    const other = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl: f.wp.config.databaseUrl } });
+    try {
+      await f.wp.put('trips', 1, trip());
+      await f.wp.put('customers', 1, customer({ first_name: 'Ana' }));
+      await f.get('/trips/1');
+      await f.get('/customers/1');
+      await other.put('customers', 1, customer({ first_name: 'Anabela' }));
+      expect((await f.get('/trips/1')).headers['x-cache']).toBe('HIT');
+      const changed = await f.get('/customers/1');
+      expect(changed.headers['x-cache']).toBe('MISS');
+      expect(changed.json().first_name).toBe('Anabela');
+    } finally {
+      await other.close();
+      await f.wp.close();
+    }
+  });
+});
+
+describe('REST API response cache while the delivery worker writes (its own SQLite connection)', () => {
+  it('stays warm: deliveries and their attempts change no answer the API serves', async () => {
+    const receiver = await startReceiver();
+    const f = await apiFixture('sqlite');
+    try {
+      await addWebhook(f.wp.core, receiver.url, { events: ['enquiry.created'] });
+      await f.wp.put('trips', 1, trip());
+      await f.get('/trips/1');
+      for (let i = 1; i <= 20; i++) await f.wp.put('enquiries', i, { full_name: `Guest ${i}`, email: `g${i}@example.com`, message: 'Hello' });
+      const worker = new DeliveryWorker(f.wp.core);
+      await worker.drain();
+      expect(receiver.requests).toHaveLength(20);
+      const delivered = await f.wp.core.db.selectFrom('deliveries').select('status').where('status', '=', 'succeeded').execute();
+      expect(delivered).toHaveLength(20);
+      expect((await f.get('/trips/1')).headers['x-cache']).toBe('HIT');
+    } finally {
+      await f.wp.close();
+      await receiver.close();
     }
   });
 });

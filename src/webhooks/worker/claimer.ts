@@ -7,7 +7,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import type { Core } from '../../core.js';
 import type { Database } from '../../store/tables.js';
 import { readRows } from '../../store/read.js';
-import { listValues, slot, slots, withValues } from '../../store/prepared.js';
+import { listValues, slot, slots, step, withValues } from '../../store/prepared.js';
 import type { DeliveryRow } from '../tables.js';
 
 export interface Claimed {
@@ -50,7 +50,9 @@ function claimQuery(core: Core, skipLocked: boolean) {
     const leaseUntil = now + leaseMs;
     let query = compiled.get(skipWebhooks.length);
     if (!query) compiled.set(skipWebhooks.length, query = compile(skipWebhooks.length));
-    const rows = await readRows<DeliveryRow>(core, query(listValues('skip', skipWebhooks, { owner, leaseUntil, now, limit })));
+    const statement = query(listValues('skip', skipWebhooks, { owner, leaseUntil, now, limit }));
+    const { writer } = core.store;
+    const rows = writer ? (await writer.transaction([step(statement, true)]))[0] as DeliveryRow[] : await readRows<DeliveryRow>(core, statement);
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, row: r }));
   };
 }

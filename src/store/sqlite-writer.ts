@@ -1,0 +1,129 @@
+// A second connection to the SQLite file, on its own thread, for the delivery worker's writes (claims and
+// results). better-sqlite3 runs every statement synchronously on the calling thread; the worker's writes were
+// about a quarter of its CPU per delivery, time the event loop could not spend sending. Here the main thread
+// hands over a batch of statements that Kysely built and compiled, and awaits their results, while the thread
+// runs them in one BEGIN IMMEDIATE transaction (WAL: readers on the main connection are not blocked).
+//
+// The thread's code is a plain function passed as source (`eval`), so the same file works from the TypeScript
+// sources (tests, benchmarks) and from the compiled build, with no loader; it may use only what it requires.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** One statement of a batch: its rows (`returns`, for RETURNING) or the number of rows it changed. */
+export interface WriteStep {
+  sql: string;
+  parameters: readonly unknown[];
+  returns?: boolean;
+}
+
+interface Reply {
+  id: number;
+  results?: Array<unknown[] | number>;
+  error?: { message: string; code?: string };
+}
+
+export class SqliteWriteError extends Error {
+  constructor(message: string, readonly code: string | undefined) {
+    super(message);
+    this.name = 'SqliteWriteError';
+  }
+}
+
+export class SqliteWriter {
+  private worker: Worker | null = null;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (r: Array<unknown[] | number>) => void; reject: (e: Error) => void }>();
+  private closed = false;
+
+  constructor(private readonly path: string) {}
+
+  /** Runs the steps in order in one transaction on the writer thread; a failing step rolls back all of them. */
+  transaction(steps: WriteStep[]): Promise<Array<unknown[] | number>> {
+    if (this.closed) return Promise.reject(new Error('the SQLite writer is closed'));
+    const worker = this.start();
+    const id = this.nextId++;
+    // The SQL texts are sent once per batch; each step names its text by index.
+    const sqls: string[] = [];
+    const index = new Map<string, number>();
+    const encoded = steps.map((s) => {
+      let i = index.get(s.sql);
+      if (i === undefined) index.set(s.sql, i = sqls.push(s.sql) - 1);
+      return [i, s.parameters, s.returns === true] as const;
+    });
+    return new Promise((resolve, reject) => {
+      if (this.waiting.size === 0) worker.ref(); // keep the process alive while a batch is out
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, sqls, steps: encoded });
+    });
+  }
+
+  /** Waits for the batches sent so far, then closes the thread's connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref(); // the process waits for the thread to finish
+    worker.postMessage({ close: true }); // queued behind the batches already sent
+    await exited;
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    // `__name`: what esbuild (tsx, vitest) wraps named functions in when it keeps their names.
+    const worker = new Worker(`const __name = (f) => f; (${writerThread.toString()})()`, { eval: true, workerData: { path: this.path, driver } });
+    worker.unref();
+    (globalThis as any).__writerThread = worker;
+    worker.on('message', (reply: Reply) => {
+      const w = this.waiting.get(reply.id);
+      if (!w) return;
+      this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
+      if (reply.error) w.reject(new SqliteWriteError(reply.error.message, reply.error.code));
+      else w.resolve(reply.results!);
+    });
+    const failAll = (err: Error) => {
+      for (const w of this.waiting.values()) w.reject(err);
+      this.waiting.clear();
+      this.worker = null;
+    };
+    worker.on('error', failAll);
+    worker.on('exit', () => failAll(new Error('the SQLite writer thread exited')));
+    this.worker = worker;
+    return worker;
+  }
+}
+
+/* eslint-disable */
+// The thread: runs as its own script (see above), so it requires what it needs and refers to nothing outside.
+function writerThread(): void {
+  const { parentPort, workerData } = require('node:worker_threads');
+  const Database = require(workerData.driver);
+  const db = new Database(workerData.path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  const statements = new Map<string, any>();
+  const prepare = (sql: string) => {
+    let s = statements.get(sql);
+    if (!s) statements.set(sql, s = db.prepare(sql));
+    return s;
+  };
+  const run = db.transaction((sqls: string[], steps: Array<[number, unknown[], boolean]>) =>
+    steps.map(([i, params, returns]) => (returns ? prepare(sqls[i]).all(params) : prepare(sqls[i]).run(params).changes)));
+  parentPort.on('message', (m: { id: number; sqls: string[]; steps: Array<[number, unknown[], boolean]>; close?: boolean }) => {
+    if (m.close) {
+      db.close();
+      parentPort.close();
+      return;
+    }
+    try {
+      parentPort.postMessage({ id: m.id, results: run.immediate(m.sqls, m.steps) });
+    } catch (err: any) {
+      parentPort.postMessage({ id: m.id, error: { message: String(err?.message ?? err), code: err?.code } });
+    }
+  });
+}
