@@ -75,7 +75,6 @@ export class SqliteWriter {
     // `__name`: what esbuild (tsx, vitest) wraps named functions in when it keeps their names.
     const worker = new Worker(`const __name = (f) => f; (${writerThread.toString()})()`, { eval: true, workerData: { path: this.path, driver } });
     worker.unref();
-    (globalThis as any).__writerThread = worker;
     worker.on('message', (reply: Reply) => {
       const w = this.waiting.get(reply.id);
       if (!w) return;
