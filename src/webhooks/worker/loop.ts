@@ -12,18 +12,36 @@ import { SuccessBatch } from './success-batch.js';
 
 /** How many rounds of `deliveryConcurrency` deliveries a worker claims ahead of its senders (measured: 2 → 4 halved the claims' cost). */
 const PREFETCH_ROUNDS = 4;
+/**
+ * How many rounds of its own `perWebhookConcurrency` a webhook may keep waiting (besides the round running) before
+ * claims pass it over; it is claimed for again as soon as it holds less. A webhook that answers fast may keep up to
+ * three, so its senders do not run dry while a claim is out (with one, a single busy webhook's senders sat idle for
+ * part of each 2-7 ms claim, measured); a slow one keeps fewer, so that no delivery waits in memory for longer than
+ * half its lease: one round at the least, so the slowest (every attempt takes the 30 s timeout against a 60 s lease)
+ * keeps one round waiting. Waiting deliveries of a webhook at its limit do not count against the prefetch, so a
+ * slow webhook cannot starve the others.
+ */
+const MAX_WAITING_ROUNDS = 3;
 
 interface Job extends Claimed {
   loaded: LoadedDelivery | undefined;
+  /** Claim order: across webhooks, the oldest waiting delivery starts first. */
+  order: number;
 }
 
 export class DeliveryWorker {
   readonly id: string;
   private readonly claimer: Claimer;
-  private readonly waiting: Job[] = [];
+  // Claimed and not started, per webhook, oldest first. Per webhook so that a completion finds the next startable
+  // delivery by looking at each webhook once, not at every waiting delivery (up to PREFETCH_ROUNDS rounds of them).
+  private readonly waiting = new Map<string, Job[]>();
+  private readonly waitingById = new Map<string, Job>();
+  private claimOrder = 0;
   private readonly running = new Map<string, Promise<void>>();
   private readonly perWebhook = new Map<string, number>(); // running, per webhook
   private readonly held = new Map<string, number>(); // running + waiting, per webhook
+  // Per webhook: how long its attempts take (ms): a running average that rises at once to a slower attempt.
+  private readonly pace = new Map<string, number>();
   private readonly skipped = new Set<string>(); // webhooks the last claim passed over: refill when they run low
   private readonly abort = new AbortController();
   private ticking: Promise<void> | null = null;
@@ -44,6 +62,8 @@ export class DeliveryWorker {
     this.claimer = claimerFor(core);
     this.successes = new SuccessBatch(core);
     setMaxListeners(0, this.abort.signal); // every in-flight send listens to it
+    // The worker's claims and results go through the SQLite writer thread: start it now, not on the first claim.
+    core.store.writer?.open().catch((err) => core.log.error({ err }, 'could not start the SQLite writer thread'));
   }
 
   /** Starts waking on new deliveries and polling for due retries. */
@@ -78,9 +98,13 @@ export class DeliveryWorker {
       // Claims run ahead of the senders by up to PREFETCH_ROUNDS - 1 more rounds, so a claim serves many
       // completions: each claim is a write transaction whose fixed cost, over a large backlog, was the largest
       // part of claiming. Deliveries held back by their own webhook's limit do not count, and such webhooks are not
-      // claimed for again: a slow webhook keeps at most two rounds of its own here and cannot starve the others.
-      const free = PREFETCH_ROUNDS * this.core.config.deliveryConcurrency - this.running.size - this.startable();
-      if (free <= 0) {
+      // claimed for again: a slow webhook keeps at most two rounds of its own here (see heldCap) and cannot starve the others.
+      const concurrency = this.core.config.deliveryConcurrency;
+      const startable = this.startable();
+      const free = PREFETCH_ROUNDS * concurrency - this.running.size - startable;
+      // Less than a round free while a whole round is ready to start: the completions that woke this claim can wait
+      // for the next refill (when less than a round is ready) and go in one larger claim instead of many small ones.
+      if (free <= 0 || (free < concurrency && startable >= concurrency)) {
         this.moreDue = true;
         return;
       }
@@ -113,7 +137,19 @@ export class DeliveryWorker {
         return;
       }
       for (const c of claimed) {
-        this.waiting.push({ ...c, loaded: loaded.get(c.id) });
+        // Already ours: its lease ran out while it waited here (or while it runs) and the claim found it due again.
+        // The claim renewed the lease; it stays where it is, once.
+        if (this.running.has(c.id)) continue;
+        const already = this.waitingById.get(c.id);
+        if (already) {
+          already.leaseUntil = c.leaseUntil;
+          continue;
+        }
+        const queue = this.waiting.get(c.webhookId);
+        const job: Job = { ...c, loaded: loaded.get(c.id), order: this.claimOrder++ };
+        if (queue) queue.push(job);
+        else this.waiting.set(c.webhookId, [job]);
+        this.waitingById.set(c.id, job);
         this.held.set(c.webhookId, (this.held.get(c.webhookId) ?? 0) + 1);
       }
       this.pump();
@@ -124,26 +160,40 @@ export class DeliveryWorker {
   /** Waiting deliveries whose webhook has a free slot. */
   private startable(): number {
     const limit = this.core.config.perWebhookConcurrency;
-    return this.waiting.filter((w) => (this.perWebhook.get(w.webhookId) ?? 0) < limit).length;
+    let n = 0;
+    for (const [webhookId, queue] of this.waiting) n += Math.min(queue.length, Math.max(0, limit - (this.perWebhook.get(webhookId) ?? 0)));
+    return n;
   }
 
   private saturatedWebhooks(): string[] {
-    const cap = 2 * this.core.config.perWebhookConcurrency;
-    return [...this.held].filter(([, n]) => n >= cap).map(([id]) => id);
+    return [...this.held].filter(([id, n]) => n >= this.heldCap(id)).map(([id]) => id);
+  }
+
+  /** How many deliveries of a webhook this worker may hold (running + waiting) before claims pass it over. */
+  private heldCap(webhookId: string): number {
+    const pace = this.pace.get(webhookId);
+    const rounds = pace === undefined ? 1 : Math.max(1, Math.min(MAX_WAITING_ROUNDS, Math.floor(this.core.config.leaseMs / 2 / Math.max(pace, 1))));
+    return (rounds + 1) * this.core.config.perWebhookConcurrency;
+  }
+
+  private timed(webhookId: string, durationMs: number): void {
+    const pace = this.pace.get(webhookId);
+    this.pace.set(webhookId, pace === undefined ? durationMs : Math.max(durationMs, 0.9 * pace + 0.1 * durationMs));
   }
 
   /** Starts waiting deliveries whose webhook is below its concurrency limit, oldest first. */
   private pump(): void {
     const limit = this.core.config.perWebhookConcurrency;
-    for (let i = 0; i < this.waiting.length && this.running.size < this.core.config.deliveryConcurrency && !this.stopped; ) {
-      const item = this.waiting[i];
-      const busy = this.perWebhook.get(item.webhookId) ?? 0;
-      if (busy >= limit) {
-        i++;
-        continue;
+    while (this.running.size < this.core.config.deliveryConcurrency && !this.stopped) {
+      let next: Job[] | undefined;
+      for (const [webhookId, queue] of this.waiting) {
+        if ((next === undefined || queue[0].order < next[0].order) && (this.perWebhook.get(webhookId) ?? 0) < limit) next = queue;
       }
-      this.waiting.splice(i, 1);
-      this.perWebhook.set(item.webhookId, busy + 1);
+      if (next === undefined) return;
+      const item = next.shift()!;
+      if (next.length === 0) this.waiting.delete(item.webhookId);
+      this.waitingById.delete(item.id);
+      this.perWebhook.set(item.webhookId, (this.perWebhook.get(item.webhookId) ?? 0) + 1);
       this.running.set(item.id, this.run(item).finally(() => this.finished(item)));
     }
   }
@@ -157,7 +207,8 @@ export class DeliveryWorker {
       }
       const waited = this.core.clock.now() - (item.leaseUntil - this.core.config.leaseMs) > this.core.config.leaseMs / 4;
       // Rows loaded long ago are re-read: the webhook may have been disabled meanwhile.
-      await attemptDelivery(this.core, item.id, { owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded, successes: this.successes });
+      const result = await attemptDelivery(this.core, item.id, { owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded, successes: this.successes });
+      if (result.attempt > 0) this.timed(item.webhookId, result.durationMs);
     } catch (err) {
       this.core.log.error({ err, delivery: item.id }, 'delivery attempt failed unexpectedly; it will be retried when its lease expires');
     }
@@ -170,11 +221,15 @@ export class DeliveryWorker {
     else this.perWebhook.delete(item.webhookId);
     const h = (this.held.get(item.webhookId) ?? 1) - 1;
     if (h > 0) this.held.set(item.webhookId, h);
-    else this.held.delete(item.webhookId);
+    else {
+      this.held.delete(item.webhookId);
+      this.pace.delete(item.webhookId);
+    }
     this.pump();
-    if (this.running.size === 0 && this.waiting.length === 0) for (const resolve of this.whenIdle.splice(0)) resolve();
-    // Claim again when the prefetched work is down to one round (not after every completion).
-    if (this.skipped.has(item.webhookId) && h <= this.core.config.perWebhookConcurrency) {
+    if (this.running.size === 0 && this.waitingById.size === 0) for (const resolve of this.whenIdle.splice(0)) resolve();
+    // Claim again when the prefetched work is down to one round (not after every completion). A webhook the claims
+    // passed over (it held its cap) is claimed for as soon as it is below the cap, while rounds of its own still wait.
+    if (this.skipped.has(item.webhookId) && h < this.heldCap(item.webhookId)) {
       this.skipped.delete(item.webhookId);
       this.wake();
     } else if (this.moreDue && this.startable() < this.core.config.deliveryConcurrency) {
@@ -184,7 +239,7 @@ export class DeliveryWorker {
 
   /** Number of deliveries claimed by this worker and not finished. */
   get inFlight(): number {
-    return this.running.size + this.waiting.length;
+    return this.running.size + this.waitingById.size;
   }
 
   /**
@@ -196,7 +251,7 @@ export class DeliveryWorker {
     for (;;) {
       this.wake();
       while (this.ticking) await this.ticking;
-      if (this.running.size === 0 && this.waiting.length === 0) {
+      if (this.running.size === 0 && this.waitingById.size === 0) {
         await this.successes.idle();
         if (!this.ticking) return;
         continue;
@@ -212,7 +267,9 @@ export class DeliveryWorker {
     if (this.pollTimer) clearInterval(this.pollTimer);
     await this.listener?.close();
     if (this.ticking) await this.ticking;
-    const notStarted = this.waiting.splice(0);
+    const notStarted = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    this.waitingById.clear();
     await Promise.all(notStarted.map((c) => releaseLease(this.core.db, c.id, this.id)));
     const inFlight = Promise.all([...this.running.values()]);
     let timer: NodeJS.Timeout | undefined;

@@ -131,6 +131,29 @@ describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
     }
   });
 
+  it('a backlog that waits in memory past its lease is not claimed again by the same worker (each delivery sent once)', async () => {
+    // Every answer takes 150 ms and two run at a time, so most of the 12 deliveries the first claim took wait in
+    // memory longer than the 300 ms lease; the poll's claims then find them due again.
+    const receiver = await startReceiver((_req, res) => { setTimeout(() => res.writeHead(200).end(), 150); });
+    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 4, perWebhookConcurrency: 2, leaseMs: 300, pollMs: 50 } });
+    try {
+      await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
+      for (let i = 1; i <= 12; i++) await wp.put('enquiries', i, enquiry);
+      const worker = new DeliveryWorker(wp.core).start();
+      await receiver.waitFor(12, 10_000);
+      await new Promise((r) => setTimeout(r, 400)); // time for a duplicate to arrive, if one were sent
+      await worker.stop(1_000);
+      const ids = receiver.requests.map((r) => r.headers['x-waypost-delivery']);
+      expect(ids).toHaveLength(12);
+      expect(new Set(ids).size).toBe(12);
+      const rows = await wp.core.db.selectFrom('deliveries').select(['status', 'attempts']).execute();
+      expect(rows.map((r) => [r.status, Number(r.attempts)])).toEqual(Array(12).fill(['succeeded', 1]));
+    } finally {
+      await wp.close();
+      await receiver.close();
+    }
+  });
+
   it("another process's delivery for a second webhook is picked up by the poll while the first webhook's backlog waits", async () => {
     const slow = await startReceiver(() => {});
     const fast = await startReceiver();
