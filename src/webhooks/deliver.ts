@@ -46,9 +46,12 @@ export interface AttemptOptions {
   successes?: SuccessSink;
 }
 
-/** Records a successful attempt and marks its delivery succeeded (one transaction per call, or per batch). */
+/**
+ * Records a successful attempt and marks its delivery succeeded: at once, in one transaction (a promise to await), or
+ * queued into the worker's next batch (nothing to await: the delivery keeps its lease until the batch is written).
+ */
 export interface SuccessSink {
-  record(attempt: DeliveryAttemptRow, now: string): Promise<void>;
+  record(attempt: DeliveryAttemptRow, now: string): Promise<void> | void;
 }
 
 export interface LoadedDelivery {
@@ -72,12 +75,14 @@ export async function attemptDelivery(core: Core, deliveryId: string, options: A
 
   const loaded = options.loaded ?? (await loadDeliveries(core, [deliveryId])).get(deliveryId);
   if (!loaded) throw new Error(`delivery ${deliveryId} does not exist`);
-  const prepared = await prepare(core, loaded, manual);
+  const prepared = prepare(loaded, manual);
+  if (typeof prepared === 'string') return cancel(core, loaded.delivery, prepared);
   if (!('webhook' in prepared)) return prepared;
 
   let request: { url: string; headers: Record<string, string>; body: string };
   try {
-    request = await buildRequest(core, prepared);
+    // Without a payload filter the request is built synchronously (the worker's usual case: no await).
+    request = signedRequest(core, prepared, core.filters.webhookPayload ? await filteredBody(core, prepared) : plainBody(prepared));
   } catch (err) {
     // The secret cannot be opened (WAYPOST_SECRET_KEY missing or different): nothing is sent, and the attempt
     // fails like any other, so it shows in the log, follows the retry schedule and alerts.
@@ -126,7 +131,8 @@ function byIds(core: Core, table: 'webhooks' | 'events', ids: string[]): Compile
   return query(listValues('id', ids));
 }
 
-async function prepare(core: Core, { delivery, webhook, event }: LoadedDelivery, manual: boolean): Promise<Prepared | AttemptResult> {
+/** What to send, the summary of a delivery that is final already, or why to cancel it (a string). */
+function prepare({ delivery, webhook, event }: LoadedDelivery, manual: boolean): Prepared | AttemptResult | string {
   if (delivery.status !== 'pending') return summary(delivery, 0);
   // The webhook may have been deleted or disabled since the delivery was queued: cancel instead of sending. An
   // explicit attempt, and an admin's "Send test" sample (whoever picks it up), may still reach a disabled webhook.
@@ -134,7 +140,7 @@ async function prepare(core: Core, { delivery, webhook, event }: LoadedDelivery,
     : !event ? 'event no longer exists'
     : webhook.active !== 1 && !manual && event.test !== 1 ? `webhook disabled${webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}`
     : null;
-  if (reason !== null) return cancel(core, delivery, reason);
+  if (reason !== null) return reason;
   return { delivery, webhook: webhook!, event: event!, attempt: Number(delivery.attempts) + 1 };
 }
 
@@ -147,28 +153,52 @@ async function cancel(core: Core, delivery: DeliveryRow, reason: string): Promis
   return { ...summary(delivery, 0), status: 'cancelled', cancelReason: reason };
 }
 
-/** The envelope, passed through filters.webhookPayload, serialised once and signed over those exact bytes. */
-export async function buildRequest(core: Core, p: Prepared): Promise<{ url: string; headers: Record<string, string>; body: string }> {
-  const { config } = core;
-  let body: string;
-  if (core.filters.webhookPayload) {
-    const payload = { id: p.event.id, type: p.event.type, created_at: p.event.created_at, data: JSON.parse(p.event.data) as unknown };
-    body = JSON.stringify(await core.filters.webhookPayload(payload, { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id }));
-  } else {
-    // event.data is already the record's JSON: splice it in rather than parse and serialise it again.
-    body = `{"id":${JSON.stringify(p.event.id)},"type":${JSON.stringify(p.event.type)},"created_at":${JSON.stringify(p.event.created_at)},"data":${p.event.data}}`;
+/** The envelope as sent: event.data is already the record's JSON, so it is spliced in rather than parsed and serialised again. */
+function plainBody(p: Prepared): string {
+  return `{"id":${JSON.stringify(p.event.id)},"type":${JSON.stringify(p.event.type)},"created_at":${JSON.stringify(p.event.created_at)},"data":${p.event.data}}`;
+}
+
+/** The envelope passed through filters.webhookPayload, serialised once. */
+async function filteredBody(core: Core, p: Prepared): Promise<string> {
+  const payload = { id: p.event.id, type: p.event.type, created_at: p.event.created_at, data: JSON.parse(p.event.data) as unknown };
+  return JSON.stringify(await core.filters.webhookPayload!(payload, { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id }));
+}
+
+interface HeaderNames {
+  userAgent: string;
+  signature: string;
+  event: string;
+  delivery: string;
+  webhookId: string;
+  attempt: string;
+}
+
+const headerNamesByConfig = new WeakMap<Core['config'], HeaderNames>();
+
+/** The `X-Waypost-…` header names and the User-Agent for the configured service name (made once, used per request). */
+function headerNames(config: Core['config']): HeaderNames {
+  let names = headerNamesByConfig.get(config);
+  if (!names) {
+    const x = `X-${config.serviceName}`;
+    names = { userAgent: `${config.serviceName}-Hookshot/${config.version}`, signature: `${x}-Signature`, event: `${x}-Event`, delivery: `${x}-Delivery`, webhookId: `${x}-Webhook-Id`, attempt: `${x}-Attempt` };
+    headerNamesByConfig.set(config, names);
   }
-  const secret = openSecret(config, p.webhook.secret);
+  return names;
+}
+
+/** The request for a body: the headers, with both signatures over those exact bytes. */
+function signedRequest(core: Core, p: Prepared, body: string): { url: string; headers: Record<string, string>; body: string } {
+  const secret = openSecret(core.config, p.webhook.secret);
   const timestamp = Math.floor(core.clock.now() / 1000);
-  const x = `X-${config.serviceName}`;
+  const names = headerNames(core.config);
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
-    'User-Agent': `${config.serviceName}-Hookshot/${config.version}`,
-    [`${x}-Signature`]: signPayload(secret, body),
-    [`${x}-Event`]: p.event.type,
-    [`${x}-Delivery`]: p.delivery.id,
-    [`${x}-Webhook-Id`]: p.webhook.id,
-    [`${x}-Attempt`]: String(p.attempt),
+    'User-Agent': names.userAgent,
+    [names.signature]: signPayload(secret, body),
+    [names.event]: p.event.type,
+    [names.delivery]: p.delivery.id,
+    [names.webhookId]: p.webhook.id,
+    [names.attempt]: String(p.attempt),
     'webhook-id': p.delivery.id,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signStandard(secret, p.delivery.id, timestamp, body),
@@ -225,7 +255,8 @@ async function recordOutcome(core: Core, p: Prepared, request: { url: string; he
     error,
   };
   if (success) {
-    await successes.record(attemptRow, now);
+    const written = successes.record(attemptRow, now);
+    if (written) await written;
     return { ...result, status: 'succeeded', nextAttemptAt: null, cancelReason: null };
   }
 

@@ -78,12 +78,12 @@ function abortersOf(signal: AbortSignal): Set<(reason: Error) => void> {
   return set;
 }
 
-export async function sendWebhook(config: Config, url: string, headers: Record<string, string>, body: string, options: { signal?: AbortSignal; dispatcher?: Dispatcher } = {}): Promise<SendResult> {
+export function sendWebhook(config: Config, url: string, headers: Record<string, string>, body: string, options: { signal?: AbortSignal; dispatcher?: Dispatcher } = {}): Promise<SendResult> {
   const target = targetOf(url);
   if (!config.allowPrivateTargets && target.literal && isPrivateAddress(target.literal)) {
-    return { status: null, headers: null, body: null, durationMs: 0, error: new PrivateTargetError(target.hostname, target.literal).message };
+    return Promise.resolve({ status: null, headers: null, body: null, durationMs: 0, error: new PrivateTargetError(target.hostname, target.literal).message });
   }
-  if (options.signal?.aborted) return { status: null, headers: null, body: null, durationMs: 0, error: 'aborted' };
+  if (options.signal?.aborted) return Promise.resolve({ status: null, headers: null, body: null, durationMs: 0, error: 'aborted' });
   const dispatcher = options.dispatcher ?? targetAgent(config);
   return new Promise<SendResult>((resolve) => {
     new Exchange(config, target, headers, body, dispatcher, options.signal, resolve);
