@@ -23,7 +23,8 @@ export function listValues(name: string, values: readonly unknown[], into: Recor
 /** A query compiled once with slots, filled per run. */
 export function withValues(query: CompiledQuery): (values: Record<string, unknown>) => CompiledQuery {
   const names = slotNames(query);
-  return (values) => ({ ...query, parameters: names.map((name, i) => (name === null ? query.parameters[i] : values[name])) });
+  // A literal, not a spread of the query: this runs per statement on the worker's hot path.
+  return (values) => ({ query: query.query, queryId: query.queryId, sql: query.sql, parameters: names.map((name, i) => (name === null ? query.parameters[i] : values[name])) });
 }
 
 function slotNames(query: CompiledQuery): Array<string | null> {

@@ -146,7 +146,7 @@ export class DeliveryWorker {
           continue;
         }
         const queue = this.waiting.get(c.webhookId);
-        const job: Job = { ...c, loaded: loaded.get(c.id), order: this.claimOrder++ };
+        const job: Job = { id: c.id, webhookId: c.webhookId, leaseUntil: c.leaseUntil, row: c.row, loaded: loaded.get(c.id), order: this.claimOrder++ };
         if (queue) queue.push(job);
         else this.waiting.set(c.webhookId, [job]);
         this.waitingById.set(c.id, job);
