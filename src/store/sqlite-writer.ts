@@ -42,18 +42,21 @@ export class SqliteWriter {
     if (this.closed) return Promise.reject(new Error('the SQLite writer is closed'));
     const worker = this.start();
     const id = this.nextId++;
-    // The SQL texts are sent once per batch; each step names its text by index.
+    // The SQL texts are sent once per batch; each step names its text by index. The steps travel as one flat array
+    // (text index, returns flag, parameter count, parameters…): cheaper to copy to the thread than nested arrays.
     const sqls: string[] = [];
     const index = new Map<string, number>();
-    const encoded = steps.map((s) => {
+    const flat: unknown[] = [];
+    for (const s of steps) {
       let i = index.get(s.sql);
       if (i === undefined) index.set(s.sql, i = sqls.push(s.sql) - 1);
-      return [i, s.parameters, s.returns === true] as const;
-    });
+      flat.push(i, s.returns === true ? 1 : 0, s.parameters.length);
+      for (const p of s.parameters) flat.push(p);
+    }
     return new Promise((resolve, reject) => {
       if (this.waiting.size === 0) worker.ref(); // keep the process alive while a batch is out
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, sqls, steps: encoded });
+      worker.postMessage({ id, sqls, steps: flat });
     });
   }
 
@@ -120,9 +123,19 @@ function writerThread(): void {
     if (!s) statements.set(sql, s = db.prepare(sql));
     return s;
   };
-  const run = db.transaction((sqls: string[], steps: Array<[number, unknown[], boolean]>) =>
-    steps.map(([i, params, returns]) => (returns ? prepare(sqls[i]).all(params) : prepare(sqls[i]).run(params).changes)));
-  parentPort.on('message', (m: { id: number; sqls: string[]; steps: Array<[number, unknown[], boolean]>; close?: boolean }) => {
+  const run = db.transaction((sqls: string[], steps: unknown[]) => {
+    const results: Array<unknown[] | number> = [];
+    for (let at = 0; at < steps.length; ) {
+      const statement = prepare(sqls[steps[at] as number]);
+      const returns = steps[at + 1] === 1;
+      const count = steps[at + 2] as number;
+      const params = steps.slice(at + 3, at + 3 + count);
+      at += 3 + count;
+      results.push(returns ? statement.all(params) : statement.run(params).changes);
+    }
+    return results;
+  });
+  parentPort.on('message', (m: { id: number; sqls: string[]; steps: unknown[]; close?: boolean }) => {
     if (m.close) {
       db.close();
       parentPort.close();
