@@ -14,6 +14,12 @@ export interface WriteStep {
   sql: string;
   parameters: readonly unknown[];
   returns?: boolean;
+  /**
+   * Instead of `parameters`: one parameter, the JSON array of the distinct values of `column` in the rows an earlier
+   * step of the batch returned (for `… in (select value from json_each(?))`), so a read can follow a write's result
+   * in the same transaction without a round trip to the main thread.
+   */
+  listFrom?: { step: number; column: string };
 }
 
 interface Reply {
@@ -50,8 +56,9 @@ export class SqliteWriter {
     for (const s of steps) {
       let i = index.get(s.sql);
       if (i === undefined) index.set(s.sql, i = sqls.push(s.sql) - 1);
-      flat.push(i, s.returns === true ? 1 : 0, s.parameters.length);
-      for (const p of s.parameters) flat.push(p);
+      const parameters = s.listFrom ? [s.listFrom.step, s.listFrom.column] : s.parameters;
+      flat.push(i, (s.returns === true ? 1 : 0) | (s.listFrom ? 2 : 0), parameters.length);
+      for (const p of parameters) flat.push(p);
     }
     return new Promise((resolve, reject) => {
       if (this.waiting.size === 0) worker.ref(); // keep the process alive while a batch is out
@@ -127,11 +134,15 @@ function writerThread(): void {
     const results: Array<unknown[] | number> = [];
     for (let at = 0; at < steps.length; ) {
       const statement = prepare(sqls[steps[at] as number]);
-      const returns = steps[at + 1] === 1;
+      const flags = steps[at + 1] as number;
       const count = steps[at + 2] as number;
-      const params = steps.slice(at + 3, at + 3 + count);
+      let params = steps.slice(at + 3, at + 3 + count);
       at += 3 + count;
-      results.push(returns ? statement.all(params) : statement.run(params).changes);
+      if (flags & 2) { // listFrom: [step, column]
+        const rows = results[params[0] as number] as Array<Record<string, unknown>>;
+        params = [JSON.stringify([...new Set(rows.map((r) => r[params[1] as string]))])];
+      }
+      results.push(flags & 1 ? statement.all(params) : statement.run(params).changes);
     }
     return results;
   });

@@ -109,12 +109,19 @@ export async function loadDeliveries(core: Core, ids: string[]): Promise<Map<str
 
 /** Adds their webhooks and events to delivery rows already read (a claim returns them): two queries. */
 export async function withWebhooksAndEvents(core: Core, deliveries: DeliveryRow[]): Promise<Map<string, LoadedDelivery>> {
-  const out = new Map<string, LoadedDelivery>();
-  if (deliveries.length === 0) return out;
+  if (deliveries.length === 0) return new Map();
   const webhookIds = [...new Set(deliveries.map((d) => d.webhook_id))];
   const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
-  const webhooks = new Map((await readRows<WebhookRow>(core, byIds(core, 'webhooks', webhookIds))).map((w) => [w.id, w]));
-  const events = new Map((await readRows<EventRow>(core, byIds(core, 'events', eventIds))).map((e) => [e.id, e]));
+  const webhooks = await readRows<WebhookRow>(core, byIds(core, 'webhooks', webhookIds));
+  const events = await readRows<EventRow>(core, byIds(core, 'events', eventIds));
+  return joinLoaded(deliveries, webhooks, events);
+}
+
+/** Each delivery with its webhook and event, from rows read together. */
+export function joinLoaded(deliveries: DeliveryRow[], webhookRows: WebhookRow[], eventRows: EventRow[]): Map<string, LoadedDelivery> {
+  const webhooks = new Map(webhookRows.map((w) => [w.id, w]));
+  const events = new Map(eventRows.map((e) => [e.id, e]));
+  const out = new Map<string, LoadedDelivery>();
   for (const d of deliveries) out.set(d.id, { delivery: d, webhook: webhooks.get(d.webhook_id), event: events.get(d.event_id) });
   return out;
 }

@@ -3,19 +3,20 @@
 // come and it is not leased (or its lease expired: the worker that held it crashed). Two backends, one interface
 // (like fastify-rate-limit's LocalStore / RedisStore): SQLite serialises writers, so one UPDATE … RETURNING
 // suffices; PostgreSQL adds FOR UPDATE SKIP LOCKED so concurrent workers pass over each other's rows.
-import type { CompiledQuery, Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Core } from '../../core.js';
 import type { Database } from '../../store/tables.js';
 import { readRows } from '../../store/read.js';
 import { listValues, slot, slots, step, withValues } from '../../store/prepared.js';
-import type { DeliveryRow } from '../tables.js';
+import { joinLoaded, withWebhooksAndEvents, type LoadedDelivery } from '../deliver.js';
+import type { DeliveryRow, EventRow, WebhookRow } from '../tables.js';
 
 export interface Claimed {
   id: string;
   webhookId: string;
   leaseUntil: number;
-  /** The delivery as the claim left it (the claim returns whole rows: no second query to load them). */
-  row: DeliveryRow;
+  /** The delivery as the claim left it, with its webhook and event, read in the claim (no second query). */
+  loaded: LoadedDelivery;
 }
 
 export interface Claimer {
@@ -45,6 +46,11 @@ function claimQuery(core: Core, skipLocked: boolean) {
     })
     .returningAll()
     .compile());
+  // On the SQLite writer thread the claimed deliveries' webhooks and events are read in the claim's transaction.
+  const byJsonList = (table: 'webhooks' | 'events') => step(db.selectFrom(table).selectAll()
+    .where(sql<boolean>`id in (select value from json_each(${slot('ids')}))`).compile(), true);
+  const webhooksOf = { ...byJsonList('webhooks'), parameters: [], listFrom: { step: 0, column: 'webhook_id' } };
+  const eventsOf = { ...byJsonList('events'), parameters: [], listFrom: { step: 0, column: 'event_id' } };
   return async (owner: string, limit: number, now: number, leaseMs: number, skipWebhooks: string[] = []): Promise<Claimed[]> => {
     if (limit <= 0) return [];
     const leaseUntil = now + leaseMs;
@@ -52,8 +58,17 @@ function claimQuery(core: Core, skipLocked: boolean) {
     if (!query) compiled.set(skipWebhooks.length, query = compile(skipWebhooks.length));
     const statement = query(listValues('skip', skipWebhooks, { owner, leaseUntil, now, limit }));
     const { writer } = core.store;
-    const rows = writer ? (await writer.transaction([step(statement, true)]))[0] as DeliveryRow[] : await readRows<DeliveryRow>(core, statement);
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, row: r }));
+    let rows: DeliveryRow[];
+    let loaded: Map<string, LoadedDelivery>;
+    if (writer) {
+      const [claimed, webhooks, events] = await writer.transaction([step(statement, true), webhooksOf, eventsOf]);
+      rows = claimed as DeliveryRow[];
+      loaded = joinLoaded(rows, webhooks as WebhookRow[], events as EventRow[]);
+    } else {
+      rows = await readRows<DeliveryRow>(core, statement);
+      loaded = await withWebhooksAndEvents(core, rows);
+    }
+    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, loaded: loaded.get(r.id)! }));
   };
 }
 

@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Core } from '../../core.js';
 import { newId } from '../../ids.js';
-import { attemptDelivery, releaseLease, withWebhooksAndEvents, type LoadedDelivery } from '../deliver.js';
+import { attemptDelivery, releaseLease } from '../deliver.js';
 import { claimerFor, renewLease, type Claimed, type Claimer } from './claimer.js';
 import { listenForDeliveries, type Listener } from './listen.js';
 import { SuccessBatch } from './success-batch.js';
@@ -24,7 +24,6 @@ const PREFETCH_ROUNDS = 4;
 const MAX_WAITING_ROUNDS = 3;
 
 interface Job extends Claimed {
-  loaded: LoadedDelivery | undefined;
   /** Claim order: across webhooks, the oldest waiting delivery starts first. */
   order: number;
 }
@@ -121,19 +120,12 @@ export class DeliveryWorker {
         if (skip.length > 0 && claimed.length < free) this.othersDrained = new Set(skip);
         else if (drained && claimed.some((c) => !drained.has(c.webhookId))) this.othersDrained = null; // the others have work again
       } catch (err) {
-        this.core.log.error({ err }, 'could not claim deliveries');
+        this.core.log.error({ err }, 'could not claim deliveries; any claimed are retried when their leases expire');
         return;
       }
       this.moreDue = claimed.length === free;
       if (this.stopped) {
         await Promise.all(claimed.map((c) => releaseLease(this.core.db, c.id, this.id)));
-        return;
-      }
-      let loaded: Map<string, LoadedDelivery>;
-      try {
-        loaded = await withWebhooksAndEvents(this.core, claimed.map((c) => c.row));
-      } catch (err) {
-        this.core.log.error({ err }, 'could not load claimed deliveries; they are retried when their leases expire');
         return;
       }
       for (const c of claimed) {
@@ -146,7 +138,7 @@ export class DeliveryWorker {
           continue;
         }
         const queue = this.waiting.get(c.webhookId);
-        const job: Job = { id: c.id, webhookId: c.webhookId, leaseUntil: c.leaseUntil, row: c.row, loaded: loaded.get(c.id), order: this.claimOrder++ };
+        const job: Job = { id: c.id, webhookId: c.webhookId, leaseUntil: c.leaseUntil, loaded: c.loaded, order: this.claimOrder++ };
         if (queue) queue.push(job);
         else this.waiting.set(c.webhookId, [job]);
         this.waitingById.set(c.id, job);
