@@ -12,16 +12,6 @@ import { SuccessBatch } from './success-batch.js';
 
 /** How many rounds of `deliveryConcurrency` deliveries a worker claims ahead of its senders (measured: 2 → 4 halved the claims' cost). */
 const PREFETCH_ROUNDS = 4;
-/**
- * How many rounds of its own `perWebhookConcurrency` a webhook may keep waiting (besides the round running) before
- * claims pass it over; it is claimed for again as soon as it holds less. A webhook that answers fast may keep up to
- * three, so its senders do not run dry while a claim is out (with one, a single busy webhook's senders sat idle for
- * part of each 2-7 ms claim, measured); a slow one keeps fewer, so that no delivery waits in memory for longer than
- * half its lease: one round at the least, so the slowest (every attempt takes the 30 s timeout against a 60 s lease)
- * keeps one round waiting. Waiting deliveries of a webhook at its limit do not count against the prefetch, so a
- * slow webhook cannot starve the others.
- */
-const MAX_WAITING_ROUNDS = 3;
 
 interface Job extends Claimed {
   /** Claim order: across webhooks, the oldest waiting delivery starts first. */
@@ -39,8 +29,6 @@ export class DeliveryWorker {
   private readonly running = new Map<string, Promise<void>>();
   private readonly perWebhook = new Map<string, number>(); // running, per webhook
   private readonly held = new Map<string, number>(); // running + waiting, per webhook
-  // Per webhook: how long its attempts take (ms): a running average that rises at once to a slower attempt.
-  private readonly pace = new Map<string, number>();
   private readonly skipped = new Set<string>(); // webhooks the last claim passed over: refill when they run low
   private readonly abort = new AbortController();
   private ticking: Promise<void> | null = null;
@@ -97,7 +85,7 @@ export class DeliveryWorker {
       // Claims run ahead of the senders by up to PREFETCH_ROUNDS - 1 more rounds, so a claim serves many
       // completions: each claim is a write transaction whose fixed cost, over a large backlog, was the largest
       // part of claiming. Deliveries held back by their own webhook's limit do not count, and such webhooks are not
-      // claimed for again: a slow webhook keeps at most two rounds of its own here (see heldCap) and cannot starve the others.
+      // claimed for again: a slow webhook keeps at most two rounds of its own here and cannot starve the others.
       const concurrency = this.core.config.deliveryConcurrency;
       const startable = this.startable();
       const free = PREFETCH_ROUNDS * concurrency - this.running.size - startable;
@@ -158,19 +146,8 @@ export class DeliveryWorker {
   }
 
   private saturatedWebhooks(): string[] {
-    return [...this.held].filter(([id, n]) => n >= this.heldCap(id)).map(([id]) => id);
-  }
-
-  /** How many deliveries of a webhook this worker may hold (running + waiting) before claims pass it over. */
-  private heldCap(webhookId: string): number {
-    const pace = this.pace.get(webhookId);
-    const rounds = pace === undefined ? 1 : Math.max(1, Math.min(MAX_WAITING_ROUNDS, Math.floor(this.core.config.leaseMs / 2 / Math.max(pace, 1))));
-    return (rounds + 1) * this.core.config.perWebhookConcurrency;
-  }
-
-  private timed(webhookId: string, durationMs: number): void {
-    const pace = this.pace.get(webhookId);
-    this.pace.set(webhookId, pace === undefined ? durationMs : Math.max(durationMs, 0.9 * pace + 0.1 * durationMs));
+    const cap = 2 * this.core.config.perWebhookConcurrency;
+    return [...this.held].filter(([, n]) => n >= cap).map(([id]) => id);
   }
 
   /** Starts waiting deliveries whose webhook is below its concurrency limit, oldest first. */
@@ -199,8 +176,7 @@ export class DeliveryWorker {
       }
       const waited = this.core.clock.now() - (item.leaseUntil - this.core.config.leaseMs) > this.core.config.leaseMs / 4;
       // Rows loaded long ago are re-read: the webhook may have been disabled meanwhile.
-      const result = await attemptDelivery(this.core, item.id, { owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded, successes: this.successes });
-      if (result.attempt > 0) this.timed(item.webhookId, result.durationMs);
+      await attemptDelivery(this.core, item.id, { owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded, successes: this.successes });
     } catch (err) {
       this.core.log.error({ err, delivery: item.id }, 'delivery attempt failed unexpectedly; it will be retried when its lease expires');
     }
@@ -213,15 +189,11 @@ export class DeliveryWorker {
     else this.perWebhook.delete(item.webhookId);
     const h = (this.held.get(item.webhookId) ?? 1) - 1;
     if (h > 0) this.held.set(item.webhookId, h);
-    else {
-      this.held.delete(item.webhookId);
-      this.pace.delete(item.webhookId);
-    }
+    else this.held.delete(item.webhookId);
     this.pump();
     if (this.running.size === 0 && this.waitingById.size === 0) for (const resolve of this.whenIdle.splice(0)) resolve();
-    // Claim again when the prefetched work is down to one round (not after every completion). A webhook the claims
-    // passed over (it held its cap) is claimed for as soon as it is below the cap, while rounds of its own still wait.
-    if (this.skipped.has(item.webhookId) && h < this.heldCap(item.webhookId)) {
+    // Claim again when the prefetched work is down to one round (not after every completion).
+    if (this.skipped.has(item.webhookId) && h <= this.core.config.perWebhookConcurrency) {
       this.skipped.delete(item.webhookId);
       this.wake();
     } else if (this.moreDue && this.startable() < this.core.config.deliveryConcurrency) {

@@ -132,10 +132,11 @@ describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
   });
 
   it('a backlog that waits in memory past its lease is not claimed again by the same worker (each delivery sent once)', async () => {
-    // Every answer takes 150 ms and two run at a time, so most of the 12 deliveries the first claim took wait in
-    // memory longer than the 300 ms lease; the poll's claims then find them due again.
-    const receiver = await startReceiver((_req, res) => { setTimeout(() => res.writeHead(200).end(), 150); });
-    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 4, perWebhookConcurrency: 2, leaseMs: 300, pollMs: 50 } });
+    // Answers take 60 to 240 ms and two run at a time, so most of the 12 deliveries the first claim took wait in
+    // memory longer than the 300 ms lease; the poll's claims (every 20 ms) then find them due again.
+    let n = 0;
+    const receiver = await startReceiver((_req, res) => { setTimeout(() => res.writeHead(200).end(), 60 + 60 * (n++ % 4)); });
+    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 4, perWebhookConcurrency: 2, leaseMs: 300, pollMs: 20 } });
     try {
       await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
       for (let i = 1; i <= 12; i++) await wp.put('enquiries', i, enquiry);
