@@ -131,24 +131,25 @@ describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
     }
   });
 
-  it('a backlog that waits in memory past its lease is not claimed again by the same worker (each delivery sent once)', async () => {
-    // Answers take 60 to 240 ms and two run at a time, so most of the 12 deliveries the first claim took wait in
-    // memory longer than the 300 ms lease; the poll's claims (every 20 ms) then find them due again.
+  it('a backlog that waits in memory past its lease is not queued twice by the same worker (each delivery sent once)', async () => {
+    // Answers take 100 to 250 ms and two run at a time, so the last of the 30 deliveries the first claim took wait in
+    // memory longer than the 2 s lease (which outlasts the 500 ms timeout, as it must); the poll's claims (every
+    // 20 ms) then find them due again, while their webhook can be claimed for.
     let n = 0;
-    const receiver = await startReceiver((_req, res) => { setTimeout(() => res.writeHead(200).end(), 60 + 60 * (n++ % 4)); });
-    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 4, perWebhookConcurrency: 2, leaseMs: 300, pollMs: 20 } });
+    const receiver = await startReceiver((_req, res) => { setTimeout(() => res.writeHead(200).end(), 100 + 50 * (n++ % 4)); });
+    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 8, perWebhookConcurrency: 2, leaseMs: 2_000, deliveryTimeoutMs: 500, pollMs: 20 } });
     try {
       await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
-      for (let i = 1; i <= 12; i++) await wp.put('enquiries', i, enquiry);
+      for (let i = 1; i <= 30; i++) await wp.put('enquiries', i, enquiry);
       const worker = new DeliveryWorker(wp.core).start();
-      await receiver.waitFor(12, 10_000);
+      await receiver.waitFor(30, 15_000);
       await new Promise((r) => setTimeout(r, 400)); // time for a duplicate to arrive, if one were sent
       await worker.stop(1_000);
       const ids = receiver.requests.map((r) => r.headers['x-waypost-delivery']);
-      expect(ids).toHaveLength(12);
-      expect(new Set(ids).size).toBe(12);
+      expect(ids).toHaveLength(30);
+      expect(new Set(ids).size).toBe(30);
       const rows = await wp.core.db.selectFrom('deliveries').select(['status', 'attempts']).execute();
-      expect(rows.map((r) => [r.status, Number(r.attempts)])).toEqual(Array(12).fill(['succeeded', 1]));
+      expect(rows.map((r) => [r.status, Number(r.attempts)])).toEqual(Array(30).fill(['succeeded', 1]));
     } finally {
       await wp.close();
       await receiver.close();
