@@ -64,23 +64,25 @@ function claimQuery(core: Core, skipLocked: boolean) {
       const [claimed, webhooks, events] = await writer.transaction([step(statement, true), webhooksOf, eventsOf]);
       rows = claimed as DeliveryRow[];
       loaded = joinLoaded(rows, webhooks as WebhookRow[], events as EventRow[]);
-    } else if (skipLocked) {
-      // PostgreSQL: the right plan is always the ordered scan of deliveries_due that stops after `limit` rows. With
-      // statistics older than a backlog (a burst after a quiet spell, before autovacuum has analysed the table) the
-      // planner expects a few pending rows and picks a bitmap scan of the whole backlog plus a sort: 40 ms a claim
-      // over 100,000 pending deliveries instead of 6 ms (EXPLAIN ANALYZE). Ruling out the sort for this statement
-      // leaves the ordered scan.
-      rows = await core.db.transaction().execute(async (trx) => {
-        await sql`set local enable_sort = off`.execute(trx);
-        return (await trx.executeQuery<DeliveryRow>(statement)).rows;
-      });
-      loaded = await withWebhooksAndEvents(core, rows);
     } else {
-      rows = await readRows<DeliveryRow>(core, statement);
+      rows = skipLocked ? await claimOnPostgres(core, statement) : await readRows<DeliveryRow>(core, statement);
       loaded = await withWebhooksAndEvents(core, rows);
     }
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, loaded: loaded.get(r.id)! }));
   };
+}
+
+/**
+ * PostgreSQL: the right plan is always the ordered scan of deliveries_due that stops after `limit` rows. With
+ * statistics older than a backlog (a burst after a quiet spell, before autovacuum has analysed the table) the planner
+ * expects a few pending rows and picks a bitmap scan of the whole backlog plus a sort: 40 ms a claim over 100,000
+ * pending deliveries instead of 6 ms (EXPLAIN ANALYZE). Ruling out the sort for this statement leaves the ordered scan.
+ */
+function claimOnPostgres(core: Core, statement: CompiledQuery): Promise<DeliveryRow[]> {
+  return core.db.transaction().execute(async (trx) => {
+    await sql`set local enable_sort = off`.execute(trx);
+    return (await trx.executeQuery<DeliveryRow>(statement)).rows;
+  });
 }
 
 export function sqliteClaimer(core: Core): Claimer {
