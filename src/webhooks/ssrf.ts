@@ -24,25 +24,69 @@ for (const [net, prefix] of [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const) blocked.addSubnet(net, prefix, 'ipv4');
+// Forms that embed an IPv4 address (NAT64 64:ff9b::/96, 6to4, Teredo, mapped, translated, compatible) are not listed
+// here: isPrivateAddress judges them by the IPv4 address they carry, so a public one stays reachable.
 for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
-  ['64:ff9b::', 96], // NAT64 (embeds an IPv4 address)
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translates into a private network, whatever it embeds
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4 (embeds an IPv4 address)
   ['fc00::', 7], // unique local (also AWS metadata fd00:ec2::254)
   ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local: deprecated (RFC 3879) but still a private range
   ['ff00::', 8], // multicast
 ] as const) blocked.addSubnet(net, prefix, 'ipv6');
 
-/** True for loopback, private, link-local, CGNAT, multicast, metadata and unspecified addresses (IPv4-mapped IPv6 too). */
+/** The 16 bytes of an IPv6 address already validated by isIP (any case, leading zeros, dotted-quad tail). */
+function ipv6Bytes(ip: string): Uint8Array {
+  const [head = '', tail] = ip.split('::');
+  const groups = (part: string | undefined): number[] => {
+    if (!part) return [];
+    return part.split(':').flatMap((g) => {
+      if (!g.includes('.')) return [parseInt(g, 16)];
+      const [a = 0, b = 0, c = 0, d = 0] = g.split('.').map(Number);
+      return [(a << 8) | b, (c << 8) | d];
+    });
+  };
+  const left = groups(head);
+  const right = groups(tail);
+  const all = [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const bytes = new Uint8Array(16);
+  all.forEach((g, i) => { bytes[2 * i] = g >> 8; bytes[2 * i + 1] = g & 0xff; });
+  return bytes;
+}
+
+const v4At = (b: Uint8Array, i: number, xor = 0): string =>
+  [0, 1, 2, 3].map((k) => (b[i + k] ^ xor) & 0xff).join('.');
+const zero = (b: Uint8Array, from: number, to: number): boolean => b.subarray(from, to).every((x) => x === 0);
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by the standard embeddings; a packet to it can end up at them
+ * (through a translator, a tunnel, or a stack that treats the form as IPv4), so they decide whether it is private.
+ */
+function embeddedIPv4(b: Uint8Array): string[] {
+  const word = (i: number): number => (b[i] << 8) | b[i + 1];
+  if (zero(b, 0, 10) && word(10) === 0xffff) return [v4At(b, 12)]; // IPv4-mapped ::ffff:0:0/96
+  if (zero(b, 0, 8) && word(8) === 0xffff && word(10) === 0) return [v4At(b, 12)]; // IPv4-translated ::ffff:0:0:0/96
+  if (zero(b, 0, 12)) return [v4At(b, 12)]; // IPv4-compatible ::/96 (:: and ::1 are blocked above as well)
+  if (word(0) === 0x64 && word(2) === 0xff9b && zero(b, 4, 12)) return [v4At(b, 12)]; // NAT64 64:ff9b::/96
+  if (word(0) === 0x2002) return [v4At(b, 2)]; // 6to4 2002::/16: the site's IPv4 in bits 16-48
+  if (word(0) === 0x2001 && word(2) === 0) return [v4At(b, 4), v4At(b, 12, 0xff)]; // Teredo: server, client (inverted)
+  return [];
+}
+
+/**
+ * True for loopback, private, link-local, CGNAT, multicast, metadata and unspecified addresses, and for IPv6 addresses
+ * that embed such an IPv4 address. Accepts the address as DNS or a URL gives it: brackets and a zone id are ignored.
+ */
 export function isPrivateAddress(address: string): boolean {
   const ip = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(ip);
   if (family === 4) return blocked.check(ip, 'ipv4');
-  if (family === 6) return blocked.check(ip, 'ipv6'); // BlockList matches ::ffff:a.b.c.d against the IPv4 rules
-  return true; // not an address at all: refuse
+  if (family !== 6) return true; // not an address at all: refuse
+  if (blocked.check(ip, 'ipv6')) return true;
+  return embeddedIPv4(ipv6Bytes(ip)).some((v4) => blocked.check(v4, 'ipv4'));
 }
 
 export class PrivateTargetError extends Error {
