@@ -5,8 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../core.js';
 import { forbidden, unauthorized } from '../errors.js';
-import { tokenMatches } from '../host/token.js';
-import { ensureAdminToken } from './token.js';
+import { adminTokenCheck } from './token.js';
 import { findSession, SESSION_COOKIE } from './sessions.js';
 
 export interface AdminPrincipal {
@@ -32,12 +31,13 @@ export function csrfMatches(presented: unknown, expected: string): boolean {
 }
 
 export function adminAuthHook(core: Core) {
+  const adminTokenValid = adminTokenCheck(core);
   return async (req: FastifyRequest): Promise<void> => {
     if (req.routeOptions.config.adminPublic) return;
     const header = req.headers.authorization;
     const bearer = header ? /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() : undefined;
     if (bearer) {
-      if (!tokenMatches(bearer, await ensureAdminToken(core))) throw unauthorized('invalid_admin_token', 'The admin token is not valid.');
+      if (!(await adminTokenValid(bearer))) throw unauthorized('invalid_admin_token', 'The admin token is not valid.');
       req.admin = { kind: 'token', adminId: null, email: null };
       return;
     }

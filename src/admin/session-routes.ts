@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Core } from '../core.js';
 import { badRequest, unauthorized } from '../errors.js';
 import { verifyCredentials, type Admin } from './accounts.js';
-import { checkLoginAllowed, clearLoginFailures, recordLoginFailure } from './login-limit.js';
+import { beginLoginAttempt } from './login-limit.js';
 import { createSession, deleteSession, findSession, SESSION_COOKIE, SESSION_MAX_MS } from './sessions.js';
 import { completeSetup, setupRequired } from './setup.js';
 
@@ -33,14 +33,13 @@ export async function sessionRoutes(app: FastifyInstance, opts: { core: Core }):
     const password = req.body?.password ?? '';
     if (!email) throw badRequest('missing_email', 'Enter your e-mail address.', { field: 'email' });
     if (!password) throw badRequest('missing_password', 'Enter your password.', { field: 'password' });
-    await checkLoginAllowed(core, req.ip, email);
+    const attempt = await beginLoginAttempt(core, req.ip, email);
     const admin = await verifyCredentials(core, email, password);
     if (!admin) {
-      await recordLoginFailure(core, req.ip, email);
       req.log.warn({ ip: req.ip }, 'admin sign-in failed');
       throw unauthorized('invalid_credentials', 'The e-mail or password is incorrect.');
     }
-    await clearLoginFailures(core, email);
+    await attempt.succeeded();
     req.log.info({ admin: admin.id }, 'admin signed in');
     return startSession(reply, admin);
   });

@@ -1,12 +1,22 @@
 // The admin bearer token for automation (`waypost admin token`). Browsers use sessions (src/admin/auth.ts).
-import { randomBytes } from 'node:crypto';
+// Shown once when created or rotated; settings keeps only its SHA-256 (as for API secrets), so a database backup
+// does not hold a working admin credential.
 import type { Core } from '../core.js';
+import { createStoredToken, rotateStoredToken, storedTokenCheck } from '../host/token.js';
 
-export async function ensureAdminToken(core: Core): Promise<string> {
-  const existing = await core.db.selectFrom('settings').select('value').where('name', '=', 'admin_token').executeTakeFirst();
-  if (existing) return existing.value;
-  const token = `wpa_${randomBytes(24).toString('base64url')}`;
-  await core.db.insertInto('settings').values({ name: 'admin_token', value: token }).onConflict((oc) => oc.column('name').doNothing()).execute();
-  const stored = await core.db.selectFrom('settings').select('value').where('name', '=', 'admin_token').executeTakeFirstOrThrow();
-  return stored.value;
+export const ADMIN_TOKEN_SETTING = 'admin_token_hash';
+
+/** Creates the admin token if there is none: its clear value when this call created it, null if one existed. */
+export async function ensureAdminToken(core: Core): Promise<string | null> {
+  return createStoredToken(core, ADMIN_TOKEN_SETTING, 'wpa_');
+}
+
+/** A new admin token (shown once); the old one stops working. */
+export async function rotateAdminToken(core: Core): Promise<string> {
+  return rotateStoredToken(core, ADMIN_TOKEN_SETTING, 'wpa_');
+}
+
+/** The admin API's check of a presented bearer token. */
+export function adminTokenCheck(core: Core): (presented: string) => Promise<boolean> {
+  return storedTokenCheck(core, ADMIN_TOKEN_SETTING);
 }

@@ -22,14 +22,18 @@ declare module 'fastify' {
   }
 }
 
-export const QUERY_CREDENTIALS_WARNING = '299 - "Credentials in the query string are logged by proxies; use the Access-Token and Access-Secret headers"';
+export const QUERY_CREDENTIALS_WARNING =
+  '299 - "Credentials in the query string are logged by proxies; use the Access-Token and Access-Secret headers"';
 const LAST_USED_EVERY_MS = 60_000;
 
 function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Takes the credentials from the headers or the query string, and removes them from the query (never cached, validated or echoed). */
+/**
+ * Takes the credentials from the headers or the query string, and removes them from the query (never cached,
+ * validated or echoed).
+ */
 function takeCredentials(req: FastifyRequest, reply: FastifyReply): { token?: string; secret?: string } {
   const query = req.query as Record<string, unknown> | undefined;
   const fromQuery = { token: query?.accesstoken, secret: query?.accesssecret };
@@ -83,34 +87,57 @@ export function authenticate(core: Core, services: ApiServices) {
     const ipBucket = `authfail:${req.ip}`;
     const { token, secret } = takeCredentials(req, reply);
 
-    // An address that failed too often is refused for the rest of the window, even with good credentials,
-    // so guessing cannot continue.
-    const failures = await services.limiter.peek(ipBucket, windowMs, now);
-    if (failures.count >= config.authFailLimit) {
-      const retry = setRateLimitHeaders(reply, config.authFailLimit, windowS, failures, now);
-      throw tooManyRequests(`Too many failed authentications from this address; try again in ${retry} s.`, Math.max(1, retry));
+    // Every attempt counts as a failure of its address *before* its credentials are checked (one atomic increment,
+    // shared by every process through Redis), and a success takes it back. So at most the limit of attempts per
+    // window get an answer other than 429, however many arrive at once; an address over the limit is refused even
+    // with good credentials, so guessing cannot continue.
+    const attempt = await services.limiter.hit(ipBucket, windowMs, now);
+    if (attempt.count > config.authFailLimit) {
+      // Refused unchecked: not an attempt, so a client that keeps calling is not locked out for longer.
+      await services.limiter.refund(ipBucket, windowMs, now);
+      const retry = setRateLimitHeaders(reply, config.authFailLimit, windowS, attempt, now);
+      throw tooManyRequests(
+        `Too many failed authentications from this address; try again in ${retry} s.`,
+        Math.max(1, retry),
+      );
     }
 
-    const fail = async (err: AppError): Promise<never> => {
-      const w = await services.limiter.hit(ipBucket, windowMs, now);
-      setRateLimitHeaders(reply, config.authFailLimit, windowS, w, now);
+    const fail = (err: AppError): never => {
+      setRateLimitHeaders(reply, config.authFailLimit, windowS, attempt, now);
       throw err;
     };
 
     if (!token || !secret) {
-      await fail(unauthorized('missing_credentials', 'Send your API key and secret in the Access-Token and Access-Secret headers.'));
+      fail(
+        unauthorized(
+          'missing_credentials',
+          'Send your API key and secret in the Access-Token and Access-Secret headers.',
+        ),
+      );
     }
     const key = token!.length <= 200 && !token!.includes('\0') ? await keys.find(token!) : undefined;
     if (!key) return fail(unauthorized('unknown_key', 'No API key matches this Access-Token.'));
     req.apiKeyId = key.id;
-    if (!secretMatches(secret!, key.secretHash)) return fail(unauthorized('invalid_secret', 'The Access-Secret does not match this API key.'));
-    if (!key.active) return fail(unauthorized('key_disabled', 'This API key is disabled; an administrator can re-enable it.'));
+    if (!secretMatches(secret!, key.secretHash)) {
+      return fail(unauthorized('invalid_secret', 'The Access-Secret does not match this API key.'));
+    }
+    if (!key.active) {
+      return fail(unauthorized('key_disabled', 'This API key is disabled; an administrator can re-enable it.'));
+    }
+    // Not awaited: the answer does not depend on it, and a failure only errs towards refusing.
+    services.limiter.refund(ipBucket, windowMs, now)
+      .catch((err) => core.log.warn({ err }, 'could not refund an auth attempt'));
 
     const limit = key.rateLimit ?? config.rateLimit;
     const used = await services.limiter.hit(`key:${key.id}`, windowMs, now);
     const retry = setRateLimitHeaders(reply, limit, windowS, used, now);
     touchLastUsed(key.id, key.lastUsedAt, now);
-    if (used.count > limit) throw tooManyRequests(`Rate limit of ${limit} requests per ${windowS} s reached; try again in ${retry} s.`, Math.max(1, retry));
+    if (used.count > limit) {
+      throw tooManyRequests(
+        `Rate limit of ${limit} requests per ${windowS} s reached; try again in ${retry} s.`,
+        Math.max(1, retry),
+      );
+    }
 
     if (permission !== '*' && !key.permissions.includes(permission)) {
       throw unauthorized('missing_permission', `This API key lacks the "${permission}" permission.`);

@@ -10,8 +10,8 @@ export interface WindowCount {
 export interface RateLimitStore {
   /** Counts one request in the current window and returns the count including it. */
   hit(bucket: string, windowMs: number, now: number): Promise<WindowCount>;
-  /** The current count without adding to it. */
-  peek(bucket: string, windowMs: number, now: number): Promise<WindowCount>;
+  /** Takes back one hit of the window that `now` is in (a reserved attempt that turned out not to count). */
+  refund(bucket: string, windowMs: number, now: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,10 +30,9 @@ export class MemoryRateLimiter implements RateLimitStore {
     return { count: this.windows.get(bucket)!.count, resetAt: start + windowMs };
   }
 
-  async peek(bucket: string, windowMs: number, now: number): Promise<WindowCount> {
-    const start = windowStart(now, windowMs);
+  async refund(bucket: string, windowMs: number, now: number): Promise<void> {
     const w = this.windows.get(bucket);
-    return { count: w && w.start === start ? w.count : 0, resetAt: start + windowMs };
+    if (w && w.start === windowStart(now, windowMs) && w.count > 0) w.count -= 1;
   }
 
   /** Drops finished windows now and then, so the map holds only active clients. */

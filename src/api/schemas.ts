@@ -6,8 +6,8 @@ import { Booking, BOOKING_STATUSES, Customer, Payment, PAYMENT_STATUSES, Trip, t
 // A plain JSON Schema `enum` (not a union of literals), so a bad value gets "must be one of …" naming the choices.
 const Enum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
-/** Up to 15 digits, so every id is a safe integer. */
-export const ID_PATTERN = '^[1-9][0-9]{0,14}$';
+/** Up to 15 digits (the host's ids), or 16 starting 1-8 (Waypost's own range, still a safe integer). */
+export const ID_PATTERN = '^(?:[1-9][0-9]{0,14}|[1-8][0-9]{15})$';
 const IdParam = (description: string) => Type.String({ pattern: ID_PATTERN, description });
 
 export const ORDERBY = {

@@ -11,7 +11,7 @@ import type { Core } from '../core.js';
 import { AppError, badRequest } from '../errors.js';
 import { iso } from '../records/normalize.js';
 import type { InputRecords, Resource } from '../records/schemas.js';
-import { validateInput } from '../records/validate.js';
+import { hostIdProblem, validateInput } from '../records/validate.js';
 import type { Database } from '../store/tables.js';
 import { putMany } from './write.js';
 
@@ -65,8 +65,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 function parseId(value: unknown, field: string): number {
   const n = typeof value === 'string' && /^[1-9]\d{0,15}$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new LineError(`${field} must be a positive integer`);
-  return n;
+  const problem = hostIdProblem(n);
+  if (problem) throw new LineError(`${field} ${problem}`);
+  return n as number;
 }
 
 /** Parses and validates one line (the same validation as a Host API PUT). Throws LineError with a clear message. */
@@ -79,21 +80,35 @@ export function parseImportLine(text: string): ImportItem {
   }
   if (!isObject(parsed)) throw new LineError('(line) must be a JSON object like {"type":"booking","id":1,"data":{…}}');
   for (const key of Object.keys(parsed)) {
-    if (key !== 'type' && key !== 'id' && key !== 'data') throw new LineError(`${key} is not a known field (expected type, id, data)`);
+    if (key !== 'type' && key !== 'id' && key !== 'data') {
+      throw new LineError(`${key} is not a known field (expected type, id, data)`);
+    }
   }
   const { type, data } = parsed;
   if (type === undefined) throw new LineError('type is required');
   const resource = typeof type === 'string' ? IMPORT_TYPES[type] : undefined;
-  if (!resource) throw new LineError(`type ${JSON.stringify(type)} is not a known type (expected trip, customer, booking, payment, enquiry or review)`);
+  if (!resource) {
+    throw new LineError(
+      `type ${JSON.stringify(type)} is not a known type (expected trip, customer, booking, payment, enquiry or review)`,
+    );
+  }
   if (!isObject(data)) throw new LineError('data must be a JSON object (the record\'s fields)');
   const { id: dataId, ...fields } = data;
-  if (parsed.id === undefined && dataId === undefined) throw new LineError('id is required (top-level "id" or "data.id")');
+  if (parsed.id === undefined && dataId === undefined) {
+    throw new LineError('id is required (top-level "id" or "data.id")');
+  }
   const id = parsed.id !== undefined ? parseId(parsed.id, 'id') : parseId(dataId, 'data.id');
-  if (parsed.id !== undefined && dataId !== undefined && parseId(dataId, 'data.id') !== id) throw new LineError(`data.id ${JSON.stringify(dataId)} does not match id ${id}`);
+  if (parsed.id !== undefined && dataId !== undefined && parseId(dataId, 'data.id') !== id) {
+    throw new LineError(`data.id ${JSON.stringify(dataId)} does not match id ${id}`);
+  }
   try {
     return { resource, id, input: validateInput(resource, fields) };
   } catch (err) {
-    if (err instanceof AppError) throw new LineError(err.detail.startsWith('(body)') ? `data${err.detail.slice('(body)'.length)}` : `data.${err.detail}`);
+    if (err instanceof AppError) {
+      throw new LineError(
+        err.detail.startsWith('(body)') ? `data${err.detail.slice('(body)'.length)}` : `data.${err.detail}`,
+      );
+    }
     throw err;
   }
 }
@@ -105,7 +120,10 @@ export async function importFileKey(path: string): Promise<{ key: string; size: 
   try {
     info = await stat(abs);
   } catch (err) {
-    throw badRequest('import_file_unreadable', `cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw badRequest(
+      'import_file_unreadable',
+      `cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   if (!info.isFile()) throw badRequest('import_file_unreadable', `${abs} is not a file`);
   return { key: `${abs}|${info.size}|${Math.floor(info.mtimeMs)}`, size: info.size };
@@ -126,7 +144,9 @@ export async function importFile(core: Core, path: string, options: ImportOption
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const { key, size } = await importFileKey(path);
   const resumedAfter = options.restart ? 0 : await committedLine(core, key);
-  const summary: ImportSummary = { file: resolve(path), resumedAfter, lines: 0, created: 0, changed: 0, unchanged: 0, skipped: 0, errors: [] };
+  const summary: ImportSummary = {
+    file: resolve(path), resumedAfter, lines: 0, created: 0, changed: 0, unchanged: 0, skipped: 0, errors: [],
+  };
 
   const stream = createReadStream(summary.file);
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
@@ -152,8 +172,13 @@ export async function importFile(core: Core, path: string, options: ImportOption
       });
     } catch (err) {
       const first = batch[0]?.line ?? throughLine;
-      throw new AppError(500, 'import_batch_failed', 'Import failed',
-        `lines ${first}–${throughLine} could not be written (${(err as Error).message}); nothing from them was saved. Re-run the same command to continue from line ${first}.`);
+      throw new AppError(
+        500,
+        'import_batch_failed',
+        'Import failed',
+        `lines ${first}–${throughLine} could not be written (${(err as Error).message}); ` +
+          `nothing from them was saved. Re-run the same command to continue from line ${first}.`,
+      );
     }
     for (const o of outcomes) {
       if (o.created) summary.created++;

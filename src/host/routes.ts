@@ -4,38 +4,53 @@ import { Type } from '@sinclair/typebox';
 import type { Core } from '../core.js';
 import { unauthorized, invalidParameter, notFound } from '../errors.js';
 import { RESOURCES, type Resource } from '../records/schemas.js';
-import { isResource } from '../records/validate.js';
+import { hostIdProblem, isResource } from '../records/validate.js';
 import { deleteRecord, putRecord } from './write.js';
-import { ensureHostToken, tokenMatches } from './token.js';
+import { hostTokenCheck } from './token.js';
 
 const Params = Type.Object({ resource: Type.String(), id: Type.String() });
 
-function parseParams(req: FastifyRequest): { resource: Resource; id: number } {
+/** Path params; `anyId` admits the ids Waypost assigned (the host may delete such a customer, never PUT one). */
+function parseParams(req: FastifyRequest, anyId = false): { resource: Resource; id: number } {
   const { resource, id } = req.params as { resource: string; id: string };
   if (!isResource(resource)) throw notFound(`Resource "${resource}" (expected one of ${RESOURCES.join(', ')})`);
-  if (!/^[1-9]\d{0,15}$/.test(id) || !Number.isSafeInteger(Number(id))) throw invalidParameter('id', 'must be a positive integer');
-  return { resource, id: Number(id) };
+  const n = Number(id);
+  if (!/^[1-9]\d{0,15}$/.test(id) || !Number.isSafeInteger(n)) {
+    throw invalidParameter('id', 'must be a positive integer');
+  }
+  const problem = anyId ? null : hostIdProblem(n);
+  if (problem) throw invalidParameter('id', problem);
+  return { resource, id: n };
 }
 
 export async function hostRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;
-  const token = await ensureHostToken(core);
+  // No token is made here: `waypost serve` or `waypost host-token` makes it, the only places that can show it.
+  const hostTokenValid = hostTokenCheck(core);
 
   app.addHook('onRequest', async (req) => {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header);
-    if (!match) throw unauthorized('missing_host_token', 'Send the host token as "Authorization: Bearer <token>" (see `waypost host-token`).');
-    if (!tokenMatches(match[1].trim(), token)) throw unauthorized('invalid_host_token', 'The host token is not valid.');
+    if (!match) {
+      throw unauthorized(
+        'missing_host_token',
+        'Send the host token as "Authorization: Bearer <token>" (see `waypost host-token`).',
+      );
+    }
+    const valid = await hostTokenValid(match[1].trim());
+    if (!valid) throw unauthorized('invalid_host_token', 'The host token is not valid.');
   });
 
   app.put('/:resource/:id', { schema: { params: Params } }, async (req, reply) => {
     const { resource, id } = parseParams(req);
     const result = await putRecord(core, resource, id, req.body);
-    return reply.code(result.created ? 201 : 200).send({ created: result.created, changed: result.changed, record: result.record });
+    return reply
+      .code(result.created ? 201 : 200)
+      .send({ created: result.created, changed: result.changed, record: result.record });
   });
 
   app.delete('/:resource/:id', { schema: { params: Params } }, async (req, reply) => {
-    const { resource, id } = parseParams(req);
+    const { resource, id } = parseParams(req, true);
     const removed = await deleteRecord(core, resource, id);
     if (!removed) throw notFound(`${resource} ${id}`);
     return reply.code(204).send();

@@ -1,16 +1,35 @@
 // The one write path for host data (Host API, SDK and import all come here). Each call is one transaction that
 // updates the read model and runs the write listeners (which record events and queue deliveries), so nothing is
 // lost between "the booking changed" and "the webhook is queued". A PUT that changes nothing changes nothing.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Core } from '../core.js';
+import { badRequest, invalidParameter } from '../errors.js';
 import { isDeepStrictEqual } from 'node:util';
+import { dialectOf } from '../store/dialect.js';
 import type { Database } from '../store/tables.js';
-import { iso, normalizeBooking, normalizeCustomer, normalizeEnquiry, normalizePayment, normalizeReview, normalizeTrip, type StoredRecords } from '../records/normalize.js';
+import {
+  iso,
+  normalizeBooking,
+  normalizeCustomer,
+  normalizeEnquiry,
+  normalizePayment,
+  normalizeReview,
+  normalizeTrip,
+  type StoredRecords,
+} from '../records/normalize.js';
 import { presentOne } from '../records/present.js';
 import { readStored, writeStored, deleteStored } from '../records/rows.js';
-import { affectedApiResources, type InputRecords, type PublicRecords, type Resource } from '../records/schemas.js';
-import { validateInput } from '../records/validate.js';
+import {
+  affectedApiResources,
+  ASSIGNED_ID_MIN,
+  type InputRecords,
+  type PublicRecords,
+  type Resource,
+} from '../records/schemas.js';
+import { hostIdProblem, validateInput } from '../records/validate.js';
 import type { RecordChange } from './changes.js';
+import { lockNames } from '../store/locks.js';
+import { retryOnConflict, writeLockNames } from './locks.js';
 
 type Db = Kysely<Database>;
 
@@ -26,29 +45,48 @@ export interface PutResult<R extends Resource> {
 }
 
 /** Validates and upserts one record. Throws a 400 AppError (nothing written) for invalid input. */
-export async function putRecord<R extends Resource>(core: Core, resource: R, id: number, body: unknown, options: WriteOptions = {}): Promise<PutResult<R>> {
+export async function putRecord<R extends Resource>(
+  core: Core,
+  resource: R,
+  id: number,
+  body: unknown,
+  options: WriteOptions = {},
+): Promise<PutResult<R>> {
+  const idProblem = hostIdProblem(id);
+  if (idProblem) throw invalidParameter('id', idProblem);
   const input = validateInput(resource, body);
-  const { result, changes } = await core.db.transaction().execute(async (trx) => {
+  const { result, changes } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
+    await lockNames(trx, writeLockNames(resource, id, input));
     const changes: RecordChange[] = [];
     const result = await upsert(trx, core, resource, id, input, changes);
     await notifyListeners(trx, core, changes, options);
     return { result, changes };
-  });
+  }));
   announce(core, changes);
   return result;
 }
 
 /** Removes one record. Returns false if it did not exist. Deletions fire no event. */
-export async function deleteRecord(core: Core, resource: Resource, id: number, options: WriteOptions = {}): Promise<boolean> {
-  const changes = await core.db.transaction().execute(async (trx) => {
+export async function deleteRecord(
+  core: Core,
+  resource: Resource,
+  id: number,
+  options: WriteOptions = {},
+): Promise<boolean> {
+  const changes = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
+    await lockNames(trx, writeLockNames(resource, id, null));
     const previous = await readStored(trx, resource, id);
     if (!previous) return [];
+    // A payment's booking shows its payment_ids: hold the booking too, so its writers see a consistent before.
+    if (resource === 'payments') {
+      await lockNames(trx, [`bookings:${(previous as StoredRecords['payments']).booking_id}`]);
+    }
     const before = await presentOne(trx, resource, previous);
     await deleteStored(trx, resource, previous);
     const changes: RecordChange[] = [{ resource, id, before, after: null }];
     await notifyListeners(trx, core, changes, options);
     return changes;
-  });
+  }));
   announce(core, changes);
   return changes.length > 0;
 }
@@ -61,8 +99,13 @@ export interface PutManyOptions extends WriteOptions {
 }
 
 /** Upserts many validated records in one transaction (the importer's batches). Returns how many changed. */
-export async function putMany(core: Core, items: Array<{ resource: Resource; id: number; input: InputRecords[Resource] }>, options: PutManyOptions = {}): Promise<number> {
-  const changes = await core.db.transaction().execute(async (trx) => {
+export async function putMany(
+  core: Core,
+  items: Array<{ resource: Resource; id: number; input: InputRecords[Resource] }>,
+  options: PutManyOptions = {},
+): Promise<number> {
+  const changes = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
+    await lockNames(trx, items.flatMap((item) => writeLockNames(item.resource, item.id, item.input)));
     const changes: RecordChange[] = [];
     for (const [index, item] of items.entries()) {
       const { created, changed } = await upsert(trx, core, item.resource, item.id, item.input, changes);
@@ -71,7 +114,7 @@ export async function putMany(core: Core, items: Array<{ resource: Resource; id:
     await notifyListeners(trx, core, changes, options);
     await options.inTransaction?.(trx);
     return changes;
-  });
+  }));
   announce(core, changes);
   return changes.length;
 }
@@ -87,8 +130,20 @@ function announce(core: Core, changes: RecordChange[]): void {
   core.bus.emit('records.changed', [...new Set([...resources, ...affectedApiResources(resources)])]);
 }
 
-async function upsert<R extends Resource>(trx: Db, core: Core, resource: R, id: number, input: InputRecords[R], changes: RecordChange[]): Promise<PutResult<R>> {
+async function upsert<R extends Resource>(
+  trx: Db,
+  core: Core,
+  resource: R,
+  id: number,
+  input: InputRecords[R],
+  changes: RecordChange[],
+): Promise<PutResult<R>> {
   const previous = await readStored(trx, resource, id);
+  if (resource === 'payments' && previous) {
+    // A payment moved to another booking: the booking it leaves changes as well.
+    const from = (previous as StoredRecords['payments']).booking_id;
+    if (from !== (input as InputRecords['payments']).booking_id) await lockNames(trx, [`bookings:${from}`]);
+  }
   const now = iso(core.clock.now());
   let draft: Record<string, unknown>;
   switch (resource) {
@@ -105,7 +160,13 @@ async function upsert<R extends Resource>(trx: Db, core: Core, resource: R, id: 
     case 'reviews': draft = normalizeReview(id, input as InputRecords['reviews']); break;
     default: throw new Error(`unknown resource ${resource as string}`);
   }
-  const timed = withTimes(resource, draft, input as { created_at?: string; updated_at?: string }, previous as Record<string, unknown> | null, now);
+  const timed = withTimes(
+    resource,
+    draft,
+    input as { created_at?: string; updated_at?: string },
+    previous as Record<string, unknown> | null,
+    now,
+  );
   const next = timed as unknown as StoredRecords[R];
   const changed = previous === null || !isDeepStrictEqual(previous, next);
   const before = previous ? await presentOne(trx, resource, previous) : null;
@@ -119,29 +180,65 @@ async function upsert<R extends Resource>(trx: Db, core: Core, resource: R, id: 
  * created_at: the host's value, else the stored one, else now. updated_at: the host's value, else unchanged when
  * nothing else changed (so repeating a PUT is a no-op), else now. Enquiries and reviews have only created_at.
  */
-function withTimes(resource: Resource, draft: Record<string, unknown>, input: { created_at?: string; updated_at?: string }, previous: Record<string, unknown> | null, now: string): Record<string, unknown> {
+function withTimes(
+  resource: Resource,
+  draft: Record<string, unknown>,
+  input: { created_at?: string; updated_at?: string },
+  previous: Record<string, unknown> | null,
+  now: string,
+): Record<string, unknown> {
   const createdAt = input.created_at ? iso(input.created_at) : ((previous?.created_at as string | undefined) ?? now);
   if (resource === 'enquiries' || resource === 'reviews') return { ...draft, created_at: createdAt };
   if (input.updated_at) return { ...draft, created_at: createdAt, updated_at: iso(input.updated_at) };
-  const unchanged = previous !== null && isDeepStrictEqual({ ...draft, created_at: createdAt, updated_at: previous.updated_at }, previous);
+  const unchanged =
+    previous !== null &&
+    isDeepStrictEqual({ ...draft, created_at: createdAt, updated_at: previous.updated_at }, previous);
   return { ...draft, created_at: createdAt, updated_at: unchanged ? (previous.updated_at as string) : now };
 }
 
 /**
  * A booking's embedded customer: by id when given (created if unknown), else by e-mail (case-insensitive), else a
- * new customer with the next free id. A new one is a change of its own (customer.created).
+ * new customer with an id from Waypost's own range (never one the host can PUT). A new one is a change of its own
+ * (customer.created). An id from Waypost's range must name a customer Waypost made (a host writing back what it
+ * read); it is never created under that id.
  */
-async function resolveEmbeddedCustomer(trx: Db, core: Core, c: NonNullable<InputRecords['bookings']['customer']>, changes: RecordChange[]): Promise<number> {
+async function resolveEmbeddedCustomer(
+  trx: Db,
+  core: Core,
+  c: NonNullable<InputRecords['bookings']['customer']>,
+  changes: RecordChange[],
+): Promise<number> {
+  const fields = { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone };
   if (c.id !== undefined) {
     const existing = await trx.selectFrom('customers').select('id').where('id', '=', c.id).executeTakeFirst();
     if (existing) return c.id;
-    await upsert(trx, core, 'customers', c.id, { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone }, changes);
+    const problem = hostIdProblem(c.id);
+    if (problem) {
+      throw badRequest('invalid_field', `customer.id ${problem}, or name a customer that exists`, {
+        field: 'customer.id',
+      });
+    }
+    await upsert(trx, core, 'customers', c.id, fields, changes);
     return c.id;
   }
-  const byEmail = await trx.selectFrom('customers').select('id').where('email', '=', c.email.toLowerCase()).orderBy('id').limit(1).executeTakeFirst();
+  const byEmail = await trx.selectFrom('customers').select('id')
+    .where('email', '=', c.email.toLowerCase()).orderBy('id').limit(1).executeTakeFirst();
   if (byEmail) return byEmail.id;
-  const max = await trx.selectFrom('customers').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
-  const id = Number(max?.max ?? 0) + 1;
-  await upsert(trx, core, 'customers', id, { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone }, changes);
+  const id = await assignCustomerId(trx);
+  await upsert(trx, core, 'customers', id, fields, changes);
   return id;
+}
+
+/**
+ * The next id of Waypost's range. PostgreSQL: a sequence (concurrent writers never get the same one). SQLite: one
+ * past the highest in the range, safe because a SQLite write transaction holds the database's only write lock.
+ */
+async function assignCustomerId(trx: Db): Promise<number> {
+  if (dialectOf(trx) === 'postgres') {
+    const { rows } = await sql<{ id: string }>`SELECT nextval('assigned_customer_ids') AS id`.execute(trx);
+    return Number(rows[0].id);
+  }
+  const max = await trx.selectFrom('customers').select((eb) => eb.fn.max('id').as('max'))
+    .where('id', '>=', ASSIGNED_ID_MIN).executeTakeFirst();
+  return max?.max == null ? ASSIGNED_ID_MIN : Number(max.max) + 1;
 }

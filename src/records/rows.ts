@@ -15,11 +15,21 @@ function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): Record<
   switch (resource) {
     case 'trips': {
       const t = rec as StoredRecords['trips'];
-      return { id: t.id, data, status: t.status, title: t.title, search_text: searchText([t.id, t.title, t.code, t.slug, ...t.destinations, ...t.activities]), created_at: t.created_at, updated_at: t.updated_at };
+      return {
+        id: t.id, data, status: t.status, title: t.title,
+        search_text: searchText([t.id, t.title, t.code, t.slug, ...t.destinations, ...t.activities]),
+        created_at: t.created_at, updated_at: t.updated_at,
+      };
     }
     case 'customers': {
       const c = rec as StoredRecords['customers'];
-      return { id: c.id, data, email: c.email.toLowerCase(), search_text: searchText([c.id, c.email, c.first_name, c.last_name, c.phone, c.address.city, c.address.country]), created_at: c.created_at, updated_at: c.updated_at };
+      return {
+        id: c.id, data, email: c.email.toLowerCase(),
+        search_text: searchText([
+          c.id, c.email, c.first_name, c.last_name, c.phone, c.address.city, c.address.country,
+        ]),
+        created_at: c.created_at, updated_at: c.updated_at,
+      };
     }
     case 'bookings': {
       const b = rec as StoredRecords['bookings'];
@@ -29,13 +39,20 @@ function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): Record<
         customer_email: b.customer?.email.toLowerCase() ?? null,
         visible: isLegacyEngine(b.engine_version) ? 0 : 1,
         booked_at: b.booked_at,
-        search_text: searchText([b.id, b.status, b.customer?.email, b.customer?.first_name, b.customer?.last_name, b.customer?.phone, ...b.trips.map((t) => t.title)]),
+        search_text: searchText([
+          b.id, b.status, b.customer?.email, b.customer?.first_name, b.customer?.last_name, b.customer?.phone,
+          ...b.trips.map((t) => t.title),
+        ]),
         created_at: b.created_at, updated_at: b.updated_at,
       };
     }
     case 'payments': {
       const p = rec as StoredRecords['payments'];
-      return { id: p.id, data, booking_id: p.booking_id, status: p.status, search_text: searchText([p.id, p.booking_id, p.status, p.gateway, p.transaction_id]), created_at: p.created_at, updated_at: p.updated_at };
+      return {
+        id: p.id, data, booking_id: p.booking_id, status: p.status,
+        search_text: searchText([p.id, p.booking_id, p.status, p.gateway, p.transaction_id]),
+        created_at: p.created_at, updated_at: p.updated_at,
+      };
     }
     case 'enquiries': {
       const e = rec as StoredRecords['enquiries'];
@@ -55,19 +72,30 @@ function counts(resource: Resource, row: Record<string, unknown> | null): number
   return resource === 'bookings' ? Number(row.visible) : 1;
 }
 
-export async function readStored<R extends Resource>(db: Db, resource: R, id: number): Promise<StoredRecords[R] | null> {
+export async function readStored<R extends Resource>(
+  db: Db,
+  resource: R,
+  id: number,
+): Promise<StoredRecords[R] | null> {
   const row = await anyTable(db).selectFrom(resource as string).select('data').where('id', '=', id).executeTakeFirst();
   return row ? (JSON.parse(row.data) as StoredRecords[R]) : null;
 }
 
 async function bumpCount(db: Db, resource: Resource, delta: number): Promise<void> {
   if (delta === 0) return;
-  const updated = await db.updateTable('record_counts').set((eb) => ({ total: eb('total', '+', delta) })).where('resource', '=', resource).executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) await db.insertInto('record_counts').values({ resource, total: delta }).execute();
+  // One upsert: an UPDATE-else-INSERT lets two first writers of a resource both INSERT (a unique violation).
+  await db.insertInto('record_counts').values({ resource, total: delta })
+    .onConflict((oc) => oc.column('resource').doUpdateSet((eb) => ({ total: eb('record_counts.total', '+', delta) })))
+    .execute();
 }
 
 /** Inserts or replaces one record, keeping the search index, the trip links and the public count in step. */
-export async function writeStored<R extends Resource>(db: Db, resource: R, rec: StoredRecords[R], previous: StoredRecords[R] | null): Promise<void> {
+export async function writeStored<R extends Resource>(
+  db: Db,
+  resource: R,
+  rec: StoredRecords[R],
+  previous: StoredRecords[R] | null,
+): Promise<void> {
   const row = rowFor(resource, rec);
   const prevRow = previous ? rowFor(resource, previous) : null;
   if (previous) {
@@ -79,7 +107,9 @@ export async function writeStored<R extends Resource>(db: Db, resource: R, rec: 
   if ('search_text' in row && row.search_text !== prevRow?.search_text) {
     await indexSearchText(db, resource as Searchable, rec.id, row.search_text as string);
   }
-  if (resource === 'bookings') await linkTrips(db, rec as StoredRecords['bookings'], previous as StoredRecords['bookings'] | null);
+  if (resource === 'bookings') {
+    await linkTrips(db, rec as StoredRecords['bookings'], previous as StoredRecords['bookings'] | null);
+  }
   await bumpCount(db, resource, counts(resource, row) - counts(resource, prevRow));
 }
 
@@ -91,10 +121,16 @@ export async function deleteStored<R extends Resource>(db: Db, resource: R, prev
   await bumpCount(db, resource, -counts(resource, prevRow));
 }
 
-async function linkTrips(db: Db, booking: StoredRecords['bookings'], previous: StoredRecords['bookings'] | null): Promise<void> {
+async function linkTrips(
+  db: Db,
+  booking: StoredRecords['bookings'],
+  previous: StoredRecords['bookings'] | null,
+): Promise<void> {
   const next = [...new Set(booking.trips.map((t) => t.trip_id))];
   const prev = previous ? [...new Set(previous.trips.map((t) => t.trip_id))] : [];
   if (next.length === prev.length && next.every((t) => prev.includes(t))) return;
   if (prev.length) await db.deleteFrom('booking_trips').where('booking_id', '=', booking.id).execute();
-  if (next.length) await db.insertInto('booking_trips').values(next.map((trip_id) => ({ booking_id: booking.id, trip_id }))).execute();
+  if (next.length) {
+    await db.insertInto('booking_trips').values(next.map((trip_id) => ({ booking_id: booking.id, trip_id }))).execute();
+  }
 }

@@ -7,6 +7,11 @@ export const Decimal = Type.String({ pattern: '^-?\\d{1,15}(\\.\\d{1,4})?$', des
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 time, UTC' });
 export const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code', examples: ['EUR'] });
 export const RecordId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Positive integer id given by the booking product' });
+/**
+ * Ids from here up are Waypost's own (a booking's new embedded customer): the host's ids stay below, so a host PUT
+ * can never land on a person Waypost created. WordPress post ids are far below; JavaScript numbers hold both ranges.
+ */
+export const ASSIGNED_ID_MIN = 1_000_000_000_000_000;
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Text = (max = 500) => Type.String({ maxLength: max });
 const Version = Type.String({ pattern: '^\\d+(\\.\\d+){0,2}$', description: 'Dotted version, e.g. 6.7.0' });

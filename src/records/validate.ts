@@ -3,11 +3,13 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { badRequest } from '../errors.js';
-import { INPUT_SCHEMAS, RESOURCES, type InputRecords, type Resource } from './schemas.js';
+import { ASSIGNED_ID_MIN, INPUT_SCHEMAS, RESOURCES, type InputRecords, type Resource } from './schemas.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
-const validators = Object.fromEntries(RESOURCES.map((r) => [r, ajv.compile(INPUT_SCHEMAS[r])])) as Record<Resource, ValidateFunction>;
+const validators = Object.fromEntries(
+  RESOURCES.map((r) => [r, ajv.compile(INPUT_SCHEMAS[r])]),
+) as Record<Resource, ValidateFunction>;
 
 function describe(error: ErrorObject): { field: string; message: string } {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -22,6 +24,13 @@ function describe(error: ErrorObject): { field: string; message: string } {
   return { field: path || '(body)', message: error.message ?? 'is invalid' };
 }
 
+/** Why a record id cannot be the host's (null when it can): positive, and below the range Waypost assigns from. */
+export function hostIdProblem(id: unknown): string | null {
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return 'must be a positive integer';
+  if (id >= ASSIGNED_ID_MIN) return `must be below ${ASSIGNED_ID_MIN} (ids from there up are assigned by Waypost)`;
+  return null;
+}
+
 /** Throws a 400 AppError naming the offending field, or returns the typed input. */
 export function validateInput<R extends Resource>(resource: R, body: unknown): InputRecords[R] {
   const validate = validators[resource];
@@ -33,7 +42,9 @@ export function validateInput<R extends Resource>(resource: R, body: unknown): I
     throw badRequest('invalid_field', `${first.field} ${first.message}`, { field: first.field });
   }
   const nul = findNul(body, '');
-  if (nul !== null) throw badRequest('invalid_field', `${nul} must not contain the NUL character (\\u0000)`, { field: nul });
+  if (nul !== null) {
+    throw badRequest('invalid_field', `${nul} must not contain the NUL character (\\u0000)`, { field: nul });
+  }
   return body as InputRecords[R];
 }
 

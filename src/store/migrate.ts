@@ -6,6 +6,8 @@ import * as m0002 from './migrations/0002_webhooks.js';
 import * as m0003 from './migrations/0003_api_usage.js';
 import * as m0004 from './migrations/0004_admin.js';
 import * as m0005 from './migrations/0005_change_counters.js';
+import * as m0006 from './migrations/0006_token_hashes.js';
+import * as m0007 from './migrations/0007_assigned_customer_ids.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -13,6 +15,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_api_usage': m0003,
   '0004_admin': m0004,
   '0005_change_counters': m0005,
+  '0006_token_hashes': m0006,
+  '0007_assigned_customer_ids': m0007,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {

@@ -5,7 +5,7 @@ import { DIALECTS } from '../helpers/db.js';
 import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
 import type { Clock } from '../../src/core.js';
-import { ensureAdminToken } from '../../src/admin/token.js';
+import { rotateAdminToken } from '../../src/admin/token.js';
 import { SESSION_IDLE_MS } from '../../src/admin/sessions.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, openAdminApp, sessionCookieOf, signIn, withAdmin } from './helpers.js';
 
@@ -102,7 +102,7 @@ describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
   });
 
   it('keeps the bearer admin token working for automation, with no CSRF header needed', async () => {
-    const token = await ensureAdminToken(wp.core);
+    const token = await rotateAdminToken(wp.core);
     const res = await app.inject({ method: 'PUT', url: '/admin/api/settings', headers: { authorization: `Bearer ${token}` }, payload: { log_retention_days: 14 } });
     expect(res.statusCode).toBe(200);
     expect(res.json().log_retention_days).toBe(14);

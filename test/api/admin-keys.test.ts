@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { DIALECTS } from '../helpers/db.js';
 import { testWaypost } from '../helpers/waypost.js';
-import { ensureAdminToken } from '../../src/admin/token.js';
+import { rotateAdminToken } from '../../src/admin/token.js';
 import { apiRoot } from '../../src/config.js';
 import type { Waypost } from '../../src/sdk.js';
 import { fakeClock } from './setup.js';
@@ -15,7 +15,7 @@ describe.each(DIALECTS)('admin API for API keys on %s', (dialect) => {
   beforeEach(async () => {
     wp = await testWaypost({ dialect, clock, config: { rateLimit: 2 } });
     app = await wp.app();
-    admin = { authorization: `Bearer ${await ensureAdminToken(wp.core)}` };
+    admin = { authorization: `Bearer ${await rotateAdminToken(wp.core)}` };
   });
   afterEach(async () => wp.close());
 

@@ -1,9 +1,11 @@
-// `waypost admin create --email E [--password P]` (prompts, hidden, when no --password) and `waypost admin token`.
+// `waypost admin create --email E [--password P]` (prompts, hidden, when no --password), `waypost admin password`
+// and `waypost admin token [--rotate]` (shown once: only its hash is stored).
 import type { Command } from 'commander';
 import { createAdmin, PASSWORD_MIN_LENGTH, setPassword } from '../../admin/accounts.js';
 import { notFound } from '../../errors.js';
-import { ensureAdminToken } from '../../admin/token.js';
+import { ensureAdminToken, rotateAdminToken } from '../../admin/token.js';
 import { output, withWaypost } from '../context.js';
+import { printToken } from './host-token.js';
 
 /** Reads a line from the terminal without echoing it. */
 function promptHidden(question: string): Promise<string> {
@@ -86,12 +88,14 @@ export function registerAdmin(program: Command): void {
     });
 
   admin.command('token')
-    .description('Print the bearer token for the admin JSON API (automation; browsers sign in instead)')
-    .option('--json', 'machine-readable output')
-    .action(async (opts: { json?: boolean }) => {
+    .description('Create the bearer token for the admin JSON API and print it once (automation; browsers sign in)')
+    .option('--rotate', 'make a new token and print it once; the current one stops working at once')
+    .option('--json', 'machine-readable output: {token, status}, token null when it cannot be shown')
+    .action(async (opts: { rotate?: boolean; json?: boolean }) => {
       await withWaypost(async (wp) => {
-        const token = await ensureAdminToken(wp.core);
-        output(opts.json, { token }, () => token);
+        const token = opts.rotate ? await rotateAdminToken(wp.core) : await ensureAdminToken(wp.core);
+        const status = opts.rotate ? 'rotated' : token ? 'created' : 'exists';
+        printToken(opts.json, token, status, 'admin token', 'waypost admin token --rotate');
       });
     });
 }

@@ -18,9 +18,14 @@ export function registerServe(program: Command): void {
       const { url } = await wp.serve(opts.role);
       const base = wp.config.baseUrl;
       if (url) {
-        const token = await ensureHostToken(wp.core);
+        const host = await ensureHostToken(wp.core);
+        // Only a hash is stored, so a token made by this first start is shown now or never (then: --rotate).
+        const rotate = '`waypost host-token --rotate`';
+        const hostToken = host.source === 'created'
+          ? `\n            token ${host.token}\n            (shown only this once: store it now; a new one: ${rotate})`
+          : host.source === 'environment' ? '  (token: WAYPOST_HOST_TOKEN)' : `  (token set; a new one: ${rotate})`;
         wp.core.log.info({ url, role: opts.role, database: wp.core.store.dialect }, 'waypost listening');
-        process.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n  REST API  ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1  (docs: ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1/docs)\n  Host API  ${base}/host/v1  (token: ${token.slice(0, 8)}…, full value: \`waypost host-token\`)\n\n`);
+        process.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n  REST API  ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1  (docs: ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1/docs)\n  Host API  ${base}/host/v1${hostToken}\n\n`);
         await announceConsole(wp.core);
       } else {
         wp.core.log.info({ role: opts.role }, 'waypost worker running');

@@ -6,6 +6,7 @@ import { HOST_AUTH, testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
 import { putMany } from '../../../src/host/write.js';
 import { addWebhook, booking, payment } from './fixtures.js';
+import { ASSIGNED_ID_MIN } from '../../../src/records/schemas.js';
 
 describe.each(DIALECTS)('events from host writes on %s', (dialect) => {
   let wp: Waypost;
@@ -26,7 +27,7 @@ describe.each(DIALECTS)('events from host writes on %s', (dialect) => {
     expect(rows.map((e) => e.type).sort()).toEqual(['booking.created', 'customer.created']);
     const created = rows.find((e) => e.type === 'booking.created')!;
     expect(JSON.parse(created.data)).toEqual(res.json().record);
-    expect(JSON.parse(rows.find((e) => e.type === 'customer.created')!.data)).toMatchObject({ id: 1, email: 'ana@example.com' });
+    expect(JSON.parse(rows.find((e) => e.type === 'customer.created')!.data)).toMatchObject({ id: ASSIGNED_ID_MIN, email: 'ana@example.com' });
     const queued = await deliveries();
     expect(queued).toHaveLength(2);
     expect(queued.every((d) => d.status === 'pending' && d.attempts === 0)).toBe(true);

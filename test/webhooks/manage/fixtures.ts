@@ -8,7 +8,7 @@ import type { Waypost } from '../../../src/sdk.js';
 import type { Clock } from '../../../src/core.js';
 import type { TestDialect } from '../../helpers/db.js';
 import { testWaypost } from '../../helpers/waypost.js';
-import { ensureAdminToken } from '../../../src/admin/token.js';
+import { rotateAdminToken } from '../../../src/admin/token.js';
 import { queueDelivery, recordEvent } from '../../../src/webhooks/outbox.js';
 import type { DeliveryStatus } from '../../../src/webhooks/tables.js';
 
@@ -45,7 +45,7 @@ export async function startReceiver(answer: Receiver['answer'] = { status: 200, 
 }
 
 export async function adminHeaders(wp: Waypost): Promise<Record<string, string>> {
-  return { authorization: `Bearer ${await ensureAdminToken(wp.core)}` };
+  return { authorization: `Bearer ${await rotateAdminToken(wp.core)}` };
 }
 
 /** What each admin-API test starts from: a Waypost, its HTTP app, the admin bearer header and a receiver. */

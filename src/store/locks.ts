@@ -1,0 +1,24 @@
+// Named locks held until the end of a transaction. PostgreSQL: advisory locks (READ COMMITTED lets two
+// read-then-write transactions interleave; a lock taken first makes the later one read what the earlier committed).
+// SQLite: nothing to do, its write transactions take the database's only write lock up front (BEGIN IMMEDIATE),
+// across processes too.
+import { createHash } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from './dialect.js';
+
+/** 64-bit advisory lock key of a name (a hash: two names sharing a key only wait for each other). */
+function lockKey(name: string): bigint {
+  return createHash('sha256').update(name).digest().readBigInt64BE(0);
+}
+
+/**
+ * Takes the named locks until the transaction ends. Keys are taken in ascending order, so two transactions that need
+ * the same keys cannot deadlock; one that learns of a key only after reading may, and PostgreSQL then aborts one of
+ * them (40P01), which the caller retries.
+ */
+export async function lockNames(trx: Kysely<any>, names: string[]): Promise<void> {
+  if (names.length === 0 || dialectOf(trx) !== 'postgres') return;
+  const keys = [...new Set(names.map(lockKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
+  // unnest() yields the array in order, one lock per row.
+  await sql`SELECT pg_advisory_xact_lock(k) FROM unnest(${keys}::bigint[]) AS k`.execute(trx);
+}
