@@ -26,3 +26,36 @@ export const notFound = (what: string) => new AppError(404, 'not_found', 'Not Fo
 export const conflict = (code: string, detail: string) => new AppError(409, code, 'Conflict', detail);
 export const tooManyRequests = (detail: string, retryAfterS: number) =>
   new AppError(429, 'rate_limited', 'Too Many Requests', detail, { retry_after: retryAfterS });
+export const databaseUnavailable = () => new AppError(503, 'database_unavailable', 'Service Unavailable',
+  'The database is unreachable or busy (a lost connection, a failover, a long write elsewhere); retry shortly.',
+  { retry_after: 1 });
+
+// PostgreSQL SQLSTATEs meaning "no usable connection": class 08 (connection exception), admin / crash shutdown and
+// "cannot connect now" (a restart or failover in progress), too many connections.
+const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const CONNECTION_ERRNOS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+// What pg and pg-pool say (with no code) when the socket went away or the client is unusable after that.
+const CONNECTION_MESSAGES = [
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'Client has encountered a connection error',
+  'timeout exceeded when trying to connect',
+];
+
+/**
+ * Whether an error means the database could not be reached or dropped the connection (a failover, a restart, a
+ * network cut) rather than a fault in the request: the same request succeeds again on a fresh connection. Causes and
+ * the parts of an AggregateError (a refused connection tried on IPv4 and IPv6) are looked through.
+ */
+export function isConnectionError(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const { code, message, cause, errors } = err as Partial<Record<'code' | 'message' | 'cause' | 'errors', unknown>>;
+  if (typeof code === 'string') {
+    if (/^08[0-9A-Z]{3}$/.test(code) || CONNECTION_SQLSTATES.has(code) || CONNECTION_ERRNOS.has(code)) return true;
+    // SQLite: another process held the write lock for longer than busy_timeout; the same request succeeds later.
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT') return true;
+  }
+  if (typeof message === 'string' && CONNECTION_MESSAGES.some((m) => message.includes(m))) return true;
+  if (Array.isArray(errors) && errors.some((e) => isConnectionError(e, depth + 1))) return true;
+  return isConnectionError(cause, depth + 1);
+}

@@ -15,10 +15,10 @@ export async function issueSetupToken(core: Core): Promise<string | null> {
   if ((await countAdmins(core.db)) > 0) return null;
   const token = randomBytes(24).toString('base64url');
   const value = JSON.stringify({ hash: digest(token).toString('hex'), expires_at: core.clock.now() + SETUP_TOKEN_TTL_MS });
-  await core.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('settings').where('name', '=', SETTING).execute();
-    await trx.insertInto('settings').values({ name: SETTING, value }).execute();
-  });
+  // One upsert: two servers starting at once on a fresh database both issue a token (the later one wins) instead
+  // of one failing on the primary key.
+  await core.db.insertInto('settings').values({ name: SETTING, value })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute();
   return token;
 }
 

@@ -1,6 +1,6 @@
 // Turns every error into application/problem+json (RFC 9457) in one place. Bad input is always a 4xx.
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, databaseUnavailable, isConnectionError } from '../errors.js';
 
 export interface Problem {
   type: string;
@@ -34,9 +34,15 @@ function fromFastify(err: FastifyError): AppError {
 
 export function installProblemHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const appErr = err instanceof AppError ? err : fromFastify(err);
-    if (appErr.status >= 500) request.log.error({ err }, 'request failed');
-    if (appErr.status === 429 && typeof appErr.extra.retry_after === 'number') reply.header('Retry-After', String(appErr.extra.retry_after));
+    // A lost or refused database connection (failover, restart) is not a bug: the client may retry at once, and the
+    // next request gets a fresh connection from the pool.
+    const lostDatabase = !(err instanceof AppError) && isConnectionError(err);
+    const appErr = err instanceof AppError ? err : lostDatabase ? databaseUnavailable() : fromFastify(err);
+    if (lostDatabase) request.log.warn({ err }, 'request failed: database unavailable');
+    else if (appErr.status >= 500) request.log.error({ err }, 'request failed');
+    if ((appErr.status === 429 || appErr.status === 503) && typeof appErr.extra.retry_after === 'number') {
+      reply.header('Retry-After', String(appErr.extra.retry_after));
+    }
     return sendProblem(reply, appErr);
   });
   app.setNotFoundHandler((request, reply) => sendProblem(reply, new AppError(404, 'not_found', 'Not Found', `No route for ${request.method} ${request.url.split('?')[0]}`)));

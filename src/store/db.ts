@@ -84,8 +84,19 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     };
     return { db, dialect: 'sqlite', url, close, sqlite, statement: (sqlText) => connection.prepare(sqlText), writer };
   }
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // keepAlive and a connect timeout: a server that vanished without closing its sockets (a network cut, a failover
+  // to another host) fails requests quickly (503) instead of leaving them hanging until the OS gives up.
+  const pool = new pg.Pool({
+    connectionString: url, max: options.poolSize ?? 10, keepAlive: true, connectionTimeoutMillis: 10_000,
+  });
   pool.on('error', () => {}); // an idle client's error is reported by the next query that uses the pool
+  // pg-pool listens for errors only while a client is idle. A client checked out when its connection drops (a
+  // failover, pg_terminate_backend) emits 'error' with no listener, which kills the process. The query in flight
+  // is rejected anyway (answered 503, see isConnectionError) and the dead client is not queryable, so the pool drops
+  // it on release; this listener only keeps the event from being fatal. 'connect' fires once per new client.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', url, close: () => db.destroy() };
 }

@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Core } from '../../core.js';
 import { newId } from '../../ids.js';
+import { isConnectionError } from '../../errors.js';
 import { attemptDelivery, releaseLease } from '../deliver.js';
 import { claimerFor, renewLease, type Claimed, type Claimer } from './claimer.js';
 import { listenForDeliveries, type Listener } from './listen.js';
@@ -14,6 +15,9 @@ import { SuccessBatch } from './success-batch.js';
 const PREFETCH_ROUNDS = 4;
 /** Time allowed, beyond the timeout, for an attempt's result to be written (successes are batched for a few ms). */
 const RECORD_MARGIN_MS = 1_000;
+/** After a failed claim (database unreachable), the next one is tried after this, doubling up to CLAIM_RETRY_MAX_MS. */
+const CLAIM_RETRY_MS = 100;
+const CLAIM_RETRY_MAX_MS = 5_000;
 
 interface Job extends Claimed {
   /** Claim order: across webhooks, the oldest waiting delivery starts first. */
@@ -41,6 +45,8 @@ export class DeliveryWorker {
   private othersDrained: Set<string> | null = null;
   private stopped = false;
   private pollTimer: NodeJS.Timeout | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private claimFailures = 0; // consecutive failed claims
   private listener: Listener | null = null;
   private readonly onQueued = () => this.wakeForNewWork();
   private readonly successes: SuccessBatch;
@@ -78,7 +84,25 @@ export class DeliveryWorker {
       this.again = true;
       return;
     }
-    this.ticking = this.claimLoop().finally(() => { this.ticking = null; });
+    // claimLoop handles its own errors; this catch only makes sure a slip can never become an unhandled rejection
+    // (which would end the process).
+    this.ticking = this.claimLoop()
+      .catch((err: unknown) => {
+        this.core.log.error({ err }, 'delivery claim loop failed; retrying');
+        this.retryClaimLater();
+      })
+      .finally(() => { this.ticking = null; });
+  }
+
+  /** Claims again after a short, growing delay: the database may be back by then (a failover takes seconds). */
+  private retryClaimLater(): void {
+    if (this.stopped || this.retryTimer) return;
+    const delay = Math.min(CLAIM_RETRY_MAX_MS, CLAIM_RETRY_MS * 2 ** Math.min(this.claimFailures, 10));
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.wakeForNewWork();
+    }, delay);
+    this.retryTimer.unref(); // the poll timer keeps a running worker alive; this one must not keep a stopped one
   }
 
   private async claimLoop(): Promise<void> {
@@ -110,12 +134,19 @@ export class DeliveryWorker {
         if (skip.length > 0 && claimed.length < free) this.othersDrained = new Set(skip);
         else if (drained && claimed.some((c) => !drained.has(c.webhookId))) this.othersDrained = null; // the others have work again
       } catch (err) {
-        this.core.log.error({ err }, 'could not claim deliveries; any claimed are retried when their leases expire');
+        // A lost connection must not stop the worker: it claims again shortly. Rows the failed claim may have
+        // leased (committed, answer lost) come back when their leases expire.
+        this.claimFailures++;
+        const message = 'could not claim deliveries; retrying shortly (any claimed come back when their leases expire)';
+        if (isConnectionError(err)) this.core.log.warn({ err, failures: this.claimFailures }, message);
+        else this.core.log.error({ err, failures: this.claimFailures }, message);
+        this.retryClaimLater();
         return;
       }
+      this.claimFailures = 0;
       this.moreDue = claimed.length === free;
       if (this.stopped) {
-        await Promise.all(claimed.map((c) => releaseLease(this.core.db, c.id, this.id)));
+        await this.releaseLeases(claimed);
         return;
       }
       for (const c of claimed) {
@@ -182,7 +213,10 @@ export class DeliveryWorker {
       // Rows loaded long ago are re-read: the webhook may have been disabled meanwhile.
       await attemptDelivery(this.core, item.id, { owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded, successes: this.successes });
     } catch (err) {
-      this.core.log.error({ err, delivery: item.id }, 'delivery attempt failed unexpectedly; it will be retried when its lease expires');
+      // E.g. the database connection dropped before the result was written: the lease brings it back (at least once).
+      const message = 'delivery attempt failed unexpectedly; it will be retried when its lease expires';
+      if (isConnectionError(err)) this.core.log.warn({ err, delivery: item.id }, message);
+      else this.core.log.error({ err, delivery: item.id }, message);
     }
   }
 
@@ -204,6 +238,16 @@ export class DeliveryWorker {
       this.wake();
     } else if (this.moreDue && this.startable() < this.core.config.deliveryConcurrency) {
       this.wake();
+    }
+  }
+
+  /** Gives claimed deliveries back; if the database is unreachable their leases expire and they are claimed again. */
+  private async releaseLeases(claimed: Claimed[]): Promise<void> {
+    const results = await Promise.allSettled(claimed.map((c) => releaseLease(this.core.db, c.id, this.id)));
+    const failed = results.filter((r) => r.status === 'rejected');
+    if (failed.length > 0) {
+      const reason: unknown = failed[0].reason;
+      this.core.log.warn({ err: reason, deliveries: failed.length }, 'could not release leases; they expire instead');
     }
   }
 
@@ -235,12 +279,13 @@ export class DeliveryWorker {
     this.stopped = true;
     this.core.bus.off('deliveries.queued', this.onQueued);
     if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.listener?.close();
     if (this.ticking) await this.ticking;
     const notStarted = [...this.waiting.values()].flat();
     this.waiting.clear();
     this.waitingById.clear();
-    await Promise.all(notStarted.map((c) => releaseLease(this.core.db, c.id, this.id)));
+    await this.releaseLeases(notStarted);
     const inFlight = Promise.all([...this.running.values()]);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
