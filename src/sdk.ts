@@ -9,6 +9,7 @@ import { openStore } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { buildApp } from './http/app.js';
 import { deleteRecord, putRecord, type PutResult } from './host/write.js';
+import { runBatch, type BatchOperation, type BatchResult } from './host/batch.js';
 import type { Resource } from './records/schemas.js';
 import { closeWebhooks, installWebhooks, startWorker, type Worker } from './webhooks/index.js';
 import { closeApi, installApi } from './api/install.js';
@@ -33,6 +34,8 @@ export interface Waypost {
   put<R extends Resource>(resource: R, id: number, body: unknown): Promise<PutResult<R>>;
   /** Remove a record; false if it did not exist. */
   delete(resource: Resource, id: number): Promise<boolean>;
+  /** Many puts and deletes, each as on its own, in order (the Host API's POST /host/v1/batch). */
+  batch(operations: BatchOperation[]): Promise<BatchResult[]>;
   /** Build the HTTP app (not listening); for `inject()` in tests or embedding. */
   app(): Promise<FastifyInstance>;
   /** Start serving: the HTTP server (roles all/api) and the delivery worker (roles all/worker). */
@@ -65,6 +68,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
     filters,
     put: (resource, id, body) => putRecord(core, resource, id, body),
     delete: (resource, id) => deleteRecord(core, resource, id),
+    batch: (operations) => runBatch(core, { operations }),
     app: getApp,
     async serve(role: Role = 'all') {
       let url: string | null = null;

@@ -4,7 +4,7 @@ import type { Core } from '../core.js';
 import type { Database } from '../store/tables.js';
 import { badRequest, conflict } from '../errors.js';
 import { newId } from '../ids.js';
-import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.js';
+import { DUMMY_HASH, hasPassword, hashPassword, NO_PASSWORD, verifyPassword } from './passwords.js';
 import type { AdminRow } from './tables.js';
 
 export const PASSWORD_MIN_LENGTH = 10;
@@ -40,9 +40,30 @@ export async function createAdmin(core: Core, email: unknown, password: unknown,
   const hash = await hashPassword(checkPasswordPolicy(password));
   const existing = await db.selectFrom('admins').select('id').where('email', '=', normalized).executeTakeFirst();
   if (existing) throw conflict('admin_exists', `An admin with the e-mail ${normalized} already exists.`);
-  const row: AdminRow = { id: newId('adm', core.clock.now()), email: normalized, password_hash: hash, created_at: new Date(core.clock.now()).toISOString(), last_login_at: null };
+  const row: AdminRow = {
+    id: newId('adm', core.clock.now()), email: normalized, password_hash: hash,
+    created_at: new Date(core.clock.now()).toISOString(), last_login_at: null, created_via: null, name: null,
+  };
   await db.insertInto('admins').values(row).execute();
   return toAdmin(row);
+}
+
+/**
+ * The account a WordPress sign-in link opens: the admin with this (normalized) e-mail, else a new one marked
+ * `created_via: wordpress`, with no usable password until one is set. Two first uses at once make one account.
+ */
+export async function wordpressAdmin(
+  core: Core,
+  db: Kysely<Database>,
+  email: string,
+  name: string | null,
+): Promise<Admin> {
+  const row: AdminRow = {
+    id: newId('adm', core.clock.now()), email, password_hash: NO_PASSWORD,
+    created_at: new Date(core.clock.now()).toISOString(), last_login_at: null, created_via: 'wordpress', name,
+  };
+  await db.insertInto('admins').values(row).onConflict((oc) => oc.column('email').doNothing()).execute();
+  return toAdmin(await db.selectFrom('admins').selectAll().where('email', '=', email).executeTakeFirstOrThrow());
 }
 
 /** Sets a new password (`waypost admin password`), ends that admin's sessions and clears its sign-in lockout. */
@@ -62,8 +83,10 @@ export async function setPassword(core: Core, email: unknown, password: unknown)
 /** The account for these credentials, or null. Takes the same time whether or not the e-mail exists. */
 export async function verifyCredentials(core: Core, email: string, password: string): Promise<Admin | null> {
   const row = await core.db.selectFrom('admins').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
-  const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_HASH);
-  return row && ok ? toAdmin(row) : null;
+  // An account without a password (made by a WordPress sign-in) is checked against the dummy too: same time.
+  const usable = row !== undefined && hasPassword(row.password_hash);
+  const ok = await verifyPassword(password, usable ? row.password_hash : DUMMY_HASH);
+  return usable && ok ? toAdmin(row) : null;
 }
 
 export async function findAdmin(db: Kysely<Database>, id: string): Promise<Admin | null> {

@@ -27,3 +27,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 // Verifying against this when the e-mail is unknown keeps the answer time the same: no account enumeration.
 export const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+// The password of an account made by signing in from WordPress until one is set (`waypost admin password`): not a
+// scrypt hash, so no password matches it.
+export const NO_PASSWORD = '!none';
+export const hasPassword = (stored: string): boolean => stored.startsWith('scrypt$');

@@ -6,6 +6,7 @@ import { adminAuthHook } from './auth.js';
 import { consoleRoutes } from './console.js';
 import { sessionRoutes } from './session-routes.js';
 import { settingsRoutes } from './settings-routes.js';
+import { signInLinkRoutes } from './sign-in-links.js';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.js';
 import { keyAdminRoutes } from '../api/admin-routes.js';
 
@@ -13,6 +14,8 @@ export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): P
   const { core } = opts;
   await app.register(fastifyCookie);
   await app.register(consoleRoutes);
+  // Outside /api and its auth hook: the link itself is the credential.
+  await app.register(signInLinkRoutes, { core });
   await app.register(async (api) => {
     api.addHook('onRequest', adminAuthHook(core));
     await api.register(webhookAdminRoutes, { core });

@@ -4,7 +4,7 @@ import type { Core } from '../core.js';
 import { badRequest, unauthorized } from '../errors.js';
 import { verifyCredentials, type Admin } from './accounts.js';
 import { beginLoginAttempt } from './login-limit.js';
-import { createSession, deleteSession, findSession, SESSION_COOKIE, SESSION_MAX_MS } from './sessions.js';
+import { createSession, deleteSession, findSession, SESSION_COOKIE, sessionCookieOptions } from './sessions.js';
 import { completeSetup, setupRequired } from './setup.js';
 
 const credentialsSchema = {
@@ -24,7 +24,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { core: Core }):
 
   const startSession = async (reply: FastifyReply, admin: Admin) => {
     const { cookie, session } = await createSession(core, admin);
-    reply.setCookie(SESSION_COOKIE, cookie, { path: '/admin', httpOnly: true, sameSite: 'strict', secure, maxAge: SESSION_MAX_MS / 1000 });
+    reply.setCookie(SESSION_COOKIE, cookie, sessionCookieOptions(core));
     return { email: admin.email, csrf_token: session.csrfToken };
   };
 

@@ -18,6 +18,12 @@ export interface Session {
 
 const digest = (value: string) => createHash('sha256').update(value).digest('hex');
 
+/** The session cookie's attributes, wherever a session starts (password, setup link, WordPress sign-in link). */
+export function sessionCookieOptions(core: Core) {
+  const secure = core.config.baseUrl.startsWith('https:');
+  return { path: '/admin', httpOnly: true, sameSite: 'strict', secure, maxAge: SESSION_MAX_MS / 1000 } as const;
+}
+
 /** Starts a session; returns the cookie value (shown to nobody else) and the session. */
 export async function createSession(core: Core, admin: Admin): Promise<{ cookie: string; session: Session }> {
   const now = core.clock.now();

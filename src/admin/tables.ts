@@ -3,9 +3,19 @@
 export interface AdminRow {
   id: string; // adm_…
   email: string; // lower-cased, unique
-  password_hash: string; // "scrypt$N$r$p$<salt b64>$<hash b64>"
+  password_hash: string; // "scrypt$N$r$p$<salt b64>$<hash b64>", or NO_PASSWORD (src/admin/passwords.ts)
   created_at: string;
   last_login_at: string | null;
+  created_via: string | null; // "wordpress": made by a sign-in link on first use; null: CLI or setup link
+  name: string | null; // the display name WordPress sent, if any
+}
+
+export interface AdminSignInLinkRow {
+  id: string; // SHA-256 (hex) of the link's token: a leaked database does not yield usable links
+  email: string; // lower-cased
+  name: string | null;
+  created_at: string;
+  expires_at: number; // ms
 }
 
 export interface AdminSessionRow {
@@ -27,4 +37,5 @@ export interface AdminTables {
   admins: AdminRow;
   admin_sessions: AdminSessionRow;
   admin_login_failures: AdminLoginFailureRow;
+  admin_sign_in_links: AdminSignInLinkRow;
 }

@@ -1,4 +1,5 @@
-// Host API: PUT/DELETE {base}/host/v1/{resource}/{id}, bearer host token. A thin layer over src/host/write.ts.
+// Host API: PUT/DELETE {base}/host/v1/{resource}/{id}, POST /batch (many of those), POST /sign-in-links (the
+// WordPress bridge's console sign-in), bearer host token. A thin layer over src/host/write.ts and its neighbours.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Core } from '../core.js';
@@ -7,6 +8,11 @@ import { RESOURCES, type Resource } from '../records/schemas.js';
 import { hostIdProblem, isResource } from '../records/validate.js';
 import { deleteRecord, putRecord } from './write.js';
 import { hostTokenCheck } from './token.js';
+import { runBatch } from './batch.js';
+import { issueSignInLink } from '../admin/sign-in-links.js';
+
+// 500 full bookings are more than the server's 1 MiB default; each record is still checked by its schema.
+const BATCH_BODY_LIMIT = 16 * 1024 * 1024;
 
 const Params = Type.Object({ resource: Type.String(), id: Type.String() });
 
@@ -55,4 +61,9 @@ export async function hostRoutes(app: FastifyInstance, opts: { core: Core }): Pr
     if (!removed) throw notFound(`${resource} ${id}`);
     return reply.code(204).send();
   });
+
+  // Each operation is a single PUT/DELETE of its own (src/host/batch.ts): 200 with one result per operation.
+  app.post('/batch', { bodyLimit: BATCH_BODY_LIMIT }, async (req) => ({ results: await runBatch(core, req.body) }));
+
+  app.post('/sign-in-links', async (req, reply) => reply.code(201).send(await issueSignInLink(core, req.body)));
 }

@@ -2,6 +2,14 @@
 // legacy-booking rules. Pure functions: the write path decides what to do with the result.
 import semver from 'semver';
 import type { Booking, BookingInput, Customer, CustomerInput, Enquiry, EnquiryInput, Payment, PaymentInput, Review, ReviewInput, Trip, TripInput } from './schemas.js';
+import {
+  BOOKING_STATUS_SPELLINGS,
+  PAYMENT_STATUS_SPELLINGS,
+  type BookingStatus,
+  type BookingStatusInput,
+  type PaymentStatus,
+  type PaymentStatusInput,
+} from './schemas.js';
 
 /** Bookings made before the new calculation system (engine < 6.7.0) are absent from every API result. */
 export const MIN_ENGINE_VERSION = '6.7.0';
@@ -79,13 +87,24 @@ export function normalizeCustomer(id: number, i: CustomerInput): Untimed<StoredC
 
 const money = (v: string) => Number(v).toFixed(2);
 
+/** The stored status for one of the product's spellings (`cancelled` → `canceled`); canonical ones pass through. */
+export function bookingStatus(s: BookingStatusInput): BookingStatus {
+  const spellings: Record<string, BookingStatus> = BOOKING_STATUS_SPELLINGS;
+  return Object.hasOwn(spellings, s) ? spellings[s] : (s as BookingStatus);
+}
+
+export function paymentStatus(s: PaymentStatusInput): PaymentStatus {
+  const spellings: Record<string, PaymentStatus> = PAYMENT_STATUS_SPELLINGS;
+  return Object.hasOwn(spellings, s) ? spellings[s] : (s as PaymentStatus);
+}
+
 export function normalizeBooking(id: number, i: BookingInput, customerId: number | null): Untimed<StoredBooking> {
   const complete = isCompleteCart(i.cart_version);
   const total = Number(i.total_amount);
   const paid = i.paid_amount !== undefined ? Number(i.paid_amount) : 0;
   return {
     id,
-    status: i.status,
+    status: bookingStatus(i.status),
     booked_at: isoOrNull(i.booked_at),
     currency: i.currency,
     total_amount: money(i.total_amount),
@@ -112,7 +131,7 @@ export function normalizePayment(id: number, i: PaymentInput): Untimed<StoredPay
   return {
     id,
     booking_id: i.booking_id,
-    status: i.status,
+    status: paymentStatus(i.status),
     amount: money(i.amount),
     currency: i.currency,
     gateway: i.gateway ?? null,
@@ -135,5 +154,5 @@ export function normalizeEnquiry(id: number, i: EnquiryInput): Omit<StoredEnquir
 }
 
 export function normalizeReview(id: number, i: ReviewInput): Omit<StoredReview, 'created_at'> {
-  return { id, trip_id: i.trip_id, author_name: i.author_name, rating: i.rating, content: i.content ?? null };
+  return { id, trip_id: i.trip_id, author_name: i.author_name, rating: i.rating ?? null, content: i.content ?? null };
 }

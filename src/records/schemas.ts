@@ -16,9 +16,47 @@ const Email = Type.String({ format: 'email', maxLength: 254 });
 const Text = (max = 500) => Type.String({ maxLength: max });
 const Version = Type.String({ pattern: '^\\d+(\\.\\d+){0,2}$', description: 'Dotted version, e.g. 6.7.0' });
 
-export const BOOKING_STATUSES = ['pending', 'booked', 'reserved', 'completed', 'canceled'] as const;
-export const PAYMENT_STATUSES = ['pending', 'completed', 'failed', 'refunded', 'partially-paid', 'captured', 'check-received', 'voucher-received'] as const;
-const Enum = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
+// The booking product's own statuses (DESIGN.md "Records"; its booking status list and
+// wptravelengine_payment_status()).
+export const BOOKING_STATUSES = [
+  'pending', 'reserved', 'booked', 'completed', 'canceled', 'refunded', 'failed',
+] as const;
+export const PAYMENT_STATUSES = [
+  'pending', 'completed', 'captured', 'partially-paid', 'check-waiting', 'check-received', 'voucher-waiting',
+  'voucher-received', 'refunded', 'failed', 'canceled', 'abandoned',
+] as const;
+export type BookingStatus = (typeof BOOKING_STATUSES)[number];
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+/** A payment in one of these has been paid (booking.payment.completed); the waiting statuses have not. */
+export const PAID_PAYMENT_STATUSES = [
+  'completed', 'captured', 'partially-paid', 'check-received', 'voucher-received',
+] as const satisfies readonly PaymentStatus[];
+
+/**
+ * The product's (and its gateways') other spellings of the same status: accepted on input, stored as the value.
+ * Bookings take only the cancel spellings; the rest are payment (gateway) words.
+ */
+export const BOOKING_STATUS_SPELLINGS = {
+  cancel: 'canceled', cancelled: 'canceled',
+} as const satisfies Record<string, BookingStatus>;
+export const PAYMENT_STATUS_SPELLINGS = {
+  complete: 'completed', success: 'completed', settlement: 'completed', capture: 'captured',
+  cancel: 'canceled', cancelled: 'canceled', 'voucher-awaiting': 'voucher-waiting',
+  deny: 'failed', expire: 'failed', revoked: 'failed',
+} as const satisfies Record<string, PaymentStatus>;
+export type BookingStatusInput = BookingStatus | keyof typeof BOOKING_STATUS_SPELLINGS;
+export type PaymentStatusInput = PaymentStatus | keyof typeof PAYMENT_STATUS_SPELLINGS;
+
+// A plain JSON Schema `enum` (not a union of literals), so a bad value gets one error listing the choices.
+const Enum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+const StatusInput = <T extends string>(values: readonly string[], spellings: Record<string, string>) =>
+  Type.Unsafe<T>({
+    type: 'string',
+    enum: [...values, ...Object.keys(spellings)],
+    description: `One of ${values.join(', ')}; also accepted and stored as the value shown: `
+      + Object.entries(spellings).map(([from, to]) => `${from} → ${to}`).join(', '),
+  });
 
 // ---------- host input shapes (the id comes from the path; times default to "now") ----------
 
@@ -77,7 +115,7 @@ export const EmbeddedCustomerInput = Type.Object({
 }, { additionalProperties: false });
 
 export const BookingInput = Type.Object({
-  status: Enum(BOOKING_STATUSES),
+  status: StatusInput<BookingStatusInput>(BOOKING_STATUSES, BOOKING_STATUS_SPELLINGS),
   booked_at: Type.Optional(Nullable(Timestamp)),
   currency: Currency,
   total_amount: Decimal,
@@ -92,7 +130,7 @@ export const BookingInput = Type.Object({
 
 export const PaymentInput = Type.Object({
   booking_id: RecordId,
-  status: Enum(PAYMENT_STATUSES),
+  status: StatusInput<PaymentStatusInput>(PAYMENT_STATUSES, PAYMENT_STATUS_SPELLINGS),
   amount: Decimal,
   currency: Currency,
   gateway: Type.Optional(Nullable(Text(100))),
@@ -115,7 +153,8 @@ export const EnquiryInput = Type.Object({
 export const ReviewInput = Type.Object({
   trip_id: RecordId,
   author_name: Text(300),
-  rating: Type.Integer({ minimum: 1, maximum: 5 }),
+  // Star ratings come from a paid add-on: most sites have none (null or absent).
+  rating: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 5 }))),
   content: Type.Optional(Nullable(Text(20_000))),
   created_at: Type.Optional(Timestamp),
 }, { additionalProperties: false });
@@ -207,7 +246,9 @@ export const Review = Type.Object({
   id: RecordId,
   trip_id: RecordId,
   author_name: Type.String(),
-  rating: Type.Integer({ minimum: 1, maximum: 5 }),
+  rating: Nullable(Type.Integer({
+    minimum: 1, maximum: 5, description: 'Stars, 1-5; null where the site has no rating add-on',
+  })),
   content: Nullable(Type.String()),
   created_at: Timestamp,
 }, { $id: 'Review', additionalProperties: false });

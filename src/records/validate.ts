@@ -3,7 +3,15 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { badRequest } from '../errors.js';
-import { ASSIGNED_ID_MIN, INPUT_SCHEMAS, RESOURCES, type InputRecords, type Resource } from './schemas.js';
+import {
+  ASSIGNED_ID_MIN,
+  BOOKING_STATUS_SPELLINGS,
+  INPUT_SCHEMAS,
+  PAYMENT_STATUS_SPELLINGS,
+  RESOURCES,
+  type InputRecords,
+  type Resource,
+} from './schemas.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
@@ -11,8 +19,18 @@ const validators = Object.fromEntries(
   RESOURCES.map((r) => [r, ajv.compile(INPUT_SCHEMAS[r])]),
 ) as Record<Resource, ValidateFunction>;
 
+const SPELLINGS: Record<string, string> = { ...BOOKING_STATUS_SPELLINGS, ...PAYMENT_STATUS_SPELLINGS };
+
 function describe(error: ErrorObject): { field: string; message: string } {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (error.keyword === 'enum') {
+    // Name the values (ajv only says "allowed values"); the product's other spellings are listed apart.
+    const allowed = (error.params as { allowedValues: unknown[] }).allowedValues.map(String);
+    const values = allowed.filter((v) => !Object.hasOwn(SPELLINGS, v));
+    const others = allowed.filter((v) => Object.hasOwn(SPELLINGS, v)).map((v) => `${v} (= ${SPELLINGS[v]})`);
+    const also = others.length > 0 ? `; also accepted: ${others.join(', ')}` : '';
+    return { field: path || '(body)', message: `must be one of: ${values.join(', ')}${also}` };
+  }
   if (error.keyword === 'required') {
     const missing = (error.params as { missingProperty: string }).missingProperty;
     return { field: path ? `${path}.${missing}` : missing, message: 'is required' };

@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Core } from '../core.js';
 import type { RecordChange } from '../host/changes.js';
 import { isLegacyEngine } from '../records/normalize.js';
-import type { Booking, Payment } from '../records/schemas.js';
+import { PAID_PAYMENT_STATUSES, type Booking, type Payment } from '../records/schemas.js';
 import type { Database } from '../store/tables.js';
 import type { EventType } from './catalog.js';
 import { queueDeliveries, recordEvent } from './outbox.js';
@@ -14,6 +14,9 @@ import { queueDeliveries, recordEvent } from './outbox.js';
 type Db = Kysely<Database>;
 
 const PAYMENT_EVENTS: EventType[] = ['booking.payment.completed', 'booking.due.payment.completed'];
+
+/** The product's notion of paid (DESIGN.md "Records"): check-waiting and voucher-waiting are not yet. */
+export const isPaidStatus = (status: string): boolean => (PAID_PAYMENT_STATUSES as readonly string[]).includes(status);
 
 /** The event types a change fires, before the "once" check for payments. Deletions fire nothing. */
 export function deriveEventTypes(change: RecordChange): EventType[] {
@@ -32,7 +35,8 @@ export function deriveEventTypes(change: RecordChange): EventType[] {
     case 'payments': {
       const p = after as Payment;
       const prev = before as Payment | null;
-      if (p.status !== 'completed' || prev?.status === 'completed') return [];
+      // It becomes paid: a new payment already paid, or one moving from an unpaid status to a paid one.
+      if (!isPaidStatus(p.status) || (prev !== null && isPaidStatus(prev.status))) return [];
       return [p.is_due_payment ? 'booking.due.payment.completed' : 'booking.payment.completed'];
     }
     case 'customers': return before === null ? ['customer.created'] : [];
@@ -52,7 +56,7 @@ async function activeSubscribers(db: Db): Promise<Subscriber[]> {
   return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[] }));
 }
 
-/** A payment completes once: a completed → refunded → completed payment does not fire again. */
+/** A payment completes once: a paid → refunded → paid payment does not fire again. */
 async function paymentAlreadyCompleted(db: Db, paymentId: number): Promise<boolean> {
   const row = await db.selectFrom('events').select('id')
     .where('resource', '=', 'payments').where('record_id', '=', paymentId).where('type', 'in', PAYMENT_EVENTS)

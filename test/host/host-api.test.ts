@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { DIALECTS } from '../helpers/db.js';
 import { HOST_AUTH, testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
-import { ASSIGNED_ID_MIN } from '../../src/records/schemas.js';
+import { ASSIGNED_ID_MIN, BOOKING_STATUSES, PAYMENT_STATUSES } from '../../src/records/schemas.js';
 
 const booking = (over: Record<string, unknown> = {}) => ({
   status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '250.00',
@@ -85,5 +85,68 @@ describe.each(DIALECTS)('Host API on %s', (dialect) => {
     const del = await app.inject({ method: 'DELETE', url: '/host/v1/payments/1', headers: HOST_AUTH });
     expect(del.statusCode).toBe(204);
     expect((await app.inject({ method: 'DELETE', url: '/host/v1/payments/1', headers: HOST_AUTH })).statusCode).toBe(404);
+  });
+  it('takes every status of the product, and stores its other spellings as the one the API shows', async () => {
+    const put = (url: string, payload: object) => app.inject({ method: 'PUT', url, headers: HOST_AUTH, payload });
+    for (const status of BOOKING_STATUSES) {
+      const res = await put('/host/v1/bookings/30', booking({ status, customer: null }));
+      expect(res.json().record.status).toBe(status);
+    }
+    for (const [spelling, stored] of [['cancelled', 'canceled'], ['cancel', 'canceled']]) {
+      expect((await put('/host/v1/bookings/31', booking({ status: spelling, customer: null }))).json().record.status)
+        .toBe(stored);
+    }
+    const payment = (status: string) => ({ booking_id: 30, status, amount: '250.00', currency: 'EUR' });
+    for (const status of PAYMENT_STATUSES) {
+      expect((await put('/host/v1/payments/40', payment(status))).json().record.status).toBe(status);
+    }
+    const spellings = {
+      complete: 'completed', success: 'completed', settlement: 'completed', capture: 'captured', cancel: 'canceled',
+      cancelled: 'canceled', 'voucher-awaiting': 'voucher-waiting', deny: 'failed', expire: 'failed', revoked: 'failed',
+    };
+    for (const [spelling, stored] of Object.entries(spellings)) {
+      const res = await put('/host/v1/payments/41', payment(spelling));
+      expect(res.statusCode, spelling).toBeLessThan(300);
+      expect(res.json().record.status, spelling).toBe(stored);
+    }
+    // The stored spelling is the canonical one: the API's status filter finds it.
+    const row = await wp.core.db.selectFrom('payments').select('status').where('id', '=', 41).executeTakeFirstOrThrow();
+    expect(row.status).toBe('failed');
+    // The same PUT in another spelling of the same status changes nothing.
+    expect((await put('/host/v1/payments/41', payment('expire'))).json()).toMatchObject({ changed: false });
+  });
+
+  it('refuses an unknown status with 400 naming status and listing the accepted values', async () => {
+    const put = (url: string, payload: object) => app.inject({ method: 'PUT', url, headers: HOST_AUTH, payload });
+    const res = await put('/host/v1/bookings/32', booking({ status: 'paid' }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_field', field: 'status' });
+    expect(res.json().detail).toBe('status must be one of: pending, reserved, booked, completed, canceled, refunded, '
+      + 'failed; also accepted: cancel (= canceled), cancelled (= canceled)');
+    // Spellings are exact: the product writes them in lower case.
+    const pay = await put('/host/v1/payments/42', {
+      booking_id: 32, status: 'Completed', amount: '1.00', currency: 'EUR',
+    });
+    expect(pay.statusCode).toBe(400);
+    expect(pay.json().field).toBe('status');
+    expect(pay.json().detail).toMatch(/^status must be one of: pending, completed, captured, partially-paid, /);
+    expect(pay.json().detail).toContain('voucher-awaiting (= voucher-waiting)');
+    // Booking-only: the gateway words are payment statuses, not booking ones.
+    const gatewayWord = await put('/host/v1/bookings/32', booking({ status: 'settlement' }));
+    expect(gatewayWord.json()).toMatchObject({ status: 400, field: 'status' });
+  });
+
+  it('takes a review without a rating (null or absent) and refuses 0 or 6', async () => {
+    const review = (over: Record<string, unknown>) => ({ trip_id: 7, author_name: 'Di', content: 'Lovely', ...over });
+    const put = (id: number, payload: object) =>
+      app.inject({ method: 'PUT', url: `/host/v1/reviews/${id}`, headers: HOST_AUTH, payload });
+    expect((await put(1, review({ rating: null }))).json()).toMatchObject({ created: true, record: { rating: null } });
+    expect((await put(2, review({}))).json().record.rating).toBeNull();
+    expect((await put(3, review({ rating: 4 }))).json().record.rating).toBe(4);
+    for (const rating of [0, 6, 2.5, '5']) {
+      const res = await put(4, review({ rating }));
+      expect(res.statusCode, String(rating)).toBe(400);
+      expect(res.json().field).toBe('rating');
+    }
   });
 });

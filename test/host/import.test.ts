@@ -52,6 +52,15 @@ describe('parseImportLine', () => {
     expect(parseImportLine('{"type":"trip","data":{"id":6,"title":"A"}}').input).not.toHaveProperty('id');
   });
 
+  it('takes the product\'s other status spellings and reviews without a rating, as the Host API does', () => {
+    const pay = (status: string) =>
+      JSON.stringify({ type: 'payment', id: 1, data: { booking_id: 1, status, amount: '1.00', currency: 'EUR' } });
+    expect(parseImportLine(pay('voucher-awaiting')).input).toMatchObject({ status: 'voucher-awaiting' });
+    expect(() => parseImportLine(pay('paid'))).toThrow(/^data\.status must be one of: pending, completed, /);
+    const review = '{"type":"review","id":5,"data":{"trip_id":1,"author_name":"A","rating":null}}';
+    expect(parseImportLine(review).input).toMatchObject({ rating: null });
+  });
+
   it('names the offending field', () => {
     expect(() => parseImportLine('{"type":"trip","id":5,"data":{"id":6,"title":"A"}}')).toThrow('data.id 6 does not match id 5');
     expect(() => parseImportLine('{"type":"trip","id":0,"data":{"title":"A"}}')).toThrow('id must be a positive integer');
@@ -147,6 +156,20 @@ describe.each(DIALECTS)('bulk import on %s', (dialect) => {
     expect((await wp.core.db.selectFrom('trips').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual([1, 2, 3]);
     const row = await wp.core.db.selectFrom('import_progress').select('line').executeTakeFirstOrThrow();
     expect(Number(row.line)).toBe(3);
+  });
+
+  it('stores the status a spelling means', async () => {
+    const lines = [
+      JSON.stringify({ type: 'booking', id: 1, data: booking({ status: 'cancelled', customer: null }) }),
+      JSON.stringify({
+        type: 'payment', id: 2, data: { booking_id: 1, status: 'settlement', amount: '1.00', currency: 'EUR' },
+      }),
+    ];
+    await importFile(wp.core, tempFile('spellings.ndjson', lines.join('\n')));
+    const booked = await wp.core.db.selectFrom('bookings').select(['status', 'data']).executeTakeFirstOrThrow();
+    const paid = await wp.core.db.selectFrom('payments').select(['status', 'data']).executeTakeFirstOrThrow();
+    expect([booked.status, JSON.parse(booked.data).status]).toEqual(['canceled', 'canceled']);
+    expect([paid.status, JSON.parse(paid.data).status]).toEqual(['completed', 'completed']);
   });
 
   it('refuses a missing file with a clear message', async () => {

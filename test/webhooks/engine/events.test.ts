@@ -8,6 +8,8 @@ import { putMany } from '../../../src/host/write.js';
 import { addWebhook, booking, payment } from './fixtures.js';
 import { ASSIGNED_ID_MIN } from '../../../src/records/schemas.js';
 
+const PAYMENT_EVENTS = ['booking.payment.completed', 'booking.due.payment.completed'];
+
 describe.each(DIALECTS)('events from host writes on %s', (dialect) => {
   let wp: Waypost;
   beforeEach(async () => {
@@ -56,6 +58,56 @@ describe.each(DIALECTS)('events from host writes on %s', (dialect) => {
     const rows = await events();
     expect(rows.map((e) => e.type)).toEqual(['booking.payment.completed']);
     expect(JSON.parse(rows[0].data)).toEqual(done.record);
+  });
+
+  it('a payment fires when it becomes paid by the product\'s notion of paid, never while waiting', async () => {
+    await addWebhook(wp.core, 'http://127.0.0.1:9/hook', { events: PAYMENT_EVENTS });
+    await wp.put('bookings', 101, booking());
+    // [status before (null: a new payment), status after, fires]; spellings are stored as the status they mean.
+    const table: Array<[string | null, string, boolean]> = [
+      [null, 'completed', true], [null, 'captured', true], [null, 'partially-paid', true],
+      [null, 'check-received', true], [null, 'voucher-received', true],
+      [null, 'pending', false], [null, 'check-waiting', false], [null, 'voucher-waiting', false],
+      [null, 'failed', false], [null, 'canceled', false], [null, 'refunded', false], [null, 'abandoned', false],
+      ['pending', 'completed', true], ['pending', 'captured', true], ['pending', 'partially-paid', true],
+      ['check-waiting', 'check-received', true], ['voucher-waiting', 'voucher-received', true],
+      ['failed', 'completed', true], ['abandoned', 'captured', true], ['canceled', 'completed', true],
+      ['pending', 'check-waiting', false], ['pending', 'voucher-waiting', false], ['check-waiting', 'failed', false],
+      ['voucher-waiting', 'canceled', false], ['pending', 'refunded', false], ['pending', 'abandoned', false],
+      ['partially-paid', 'completed', false], ['captured', 'completed', false], ['check-received', 'completed', false],
+      ['voucher-received', 'refunded', false], ['completed', 'partially-paid', false],
+      ['pending', 'complete', true], ['pending', 'success', true], ['pending', 'settlement', true],
+      ['pending', 'capture', true], ['voucher-awaiting', 'voucher-received', true], ['pending', 'cancelled', false],
+      ['pending', 'deny', false], ['pending', 'expire', false], ['pending', 'revoked', false],
+    ];
+    const fired: Array<[string | null, string, boolean]> = [];
+    for (const [i, [from, to]] of table.entries()) {
+      const id = 1000 + i;
+      if (from !== null) await wp.put('payments', id, payment({ status: from }));
+      const before = (await events()).length;
+      await wp.put('payments', id, payment({ status: to }));
+      const after = await events();
+      fired.push([from, to, after.length > before]);
+      if (after.length > before) {
+        expect(after.at(-1)).toMatchObject({ type: 'booking.payment.completed', record_id: id });
+      }
+    }
+    expect(fired).toEqual(table);
+  });
+
+  it('a payment completes once, whichever paid statuses it passes through', async () => {
+    await addWebhook(wp.core, 'http://127.0.0.1:9/hook', { events: PAYMENT_EVENTS });
+    await wp.put('bookings', 101, booking());
+    const statuses = ['check-waiting', 'check-received', 'completed', 'refunded', 'captured', 'failed', 'completed'];
+    for (const status of statuses) {
+      await wp.put('payments', 7, payment({ status }));
+    }
+    expect(await types()).toEqual(['booking.payment.completed']);
+    expect(JSON.parse((await events())[0].data)).toMatchObject({ id: 7, status: 'check-received' });
+    // A due payment waiting for its voucher fires the due event when the voucher is received.
+    await wp.put('payments', 8, payment({ status: 'voucher-waiting', is_due_payment: true }));
+    await wp.put('payments', 8, payment({ status: 'voucher-received', is_due_payment: true }));
+    expect(await types()).toEqual(['booking.payment.completed', 'booking.due.payment.completed']);
   });
 
   it('a due payment fires booking.due.payment.completed instead', async () => {

@@ -1,0 +1,196 @@
+<?php
+/**
+ * WP-CLI commands: `wp waypost backfill`, `wp waypost status`, `wp waypost test-connection`.
+ *
+ * @package WaypostBridge
+ */
+
+if ( ! defined( 'ABSPATH' ) ) {
+	exit;
+}
+
+/**
+ * Sends and checks Waypost data from the command line.
+ */
+class Waypost_Bridge_Cli {
+
+	/** Whole-batch failures in a row (Waypost unreachable) before the command gives up; it resumes next time. */
+	const MAX_FAILURES = 5;
+
+	/** Registers the commands when WP-CLI is running. */
+	public static function register() {
+		if ( ! defined( 'WP_CLI' ) || ! WP_CLI || ! class_exists( 'WP_CLI' ) ) {
+			return;
+		}
+		WP_CLI::add_command( 'waypost backfill', array( __CLASS__, 'backfill' ) );
+		WP_CLI::add_command( 'waypost status', array( __CLASS__, 'status' ) );
+		WP_CLI::add_command( 'waypost test-connection', array( __CLASS__, 'test_connection' ) );
+	}
+
+	/**
+	 * Sends existing trips, customers, bookings, payments, enquiries and reviews to Waypost, in batches.
+	 *
+	 * Resumes where an interrupted run stopped (the same cursor as "Send existing records" on the settings page);
+	 * records already in Waypost are upserted again without duplicates and without firing events for unchanged ones.
+	 *
+	 * ## OPTIONS
+	 *
+	 * [--batch-size=<n>]
+	 * : Records per Host API batch request (1-500).
+	 * ---
+	 * default: 200
+	 * ---
+	 *
+	 * [--restart]
+	 * : Start from the first record instead of resuming.
+	 *
+	 * ## EXAMPLES
+	 *
+	 *     wp waypost backfill
+	 *     wp waypost backfill --batch-size=500 --restart
+	 *
+	 * @param array $args       Positional arguments.
+	 * @param array $assoc_args Options.
+	 */
+	public static function backfill( $args, $assoc_args ) {
+		$out = self::output();
+		if ( ! Waypost_Bridge_Connection::is_configured() ) {
+			$out['error']( 'Waypost is not connected: define WAYPOST_URL and WAYPOST_HOST_TOKEN in wp-config.php (or use Settings > Webhooks & API).' );
+			return 1;
+		}
+		$status = Waypost_Bridge_Backfill::status();
+		if ( $status['running'] ) {
+			$out['error']( 'A backfill started from Settings > Webhooks & API is running. Cancel it there, or wait for it to finish.' );
+			return 1;
+		}
+		if ( ! Waypost_Bridge_Backfill::lock() ) {
+			$out['error']( 'Another backfill is sending right now (lock option waypost_bridge_backfill_lock). Try again in a minute.' );
+			return 1;
+		}
+		try {
+			$size     = isset( $assoc_args['batch-size'] ) ? max( 1, min( 500, (int) $assoc_args['batch-size'] ) ) : Waypost_Bridge_Backfill::DEFAULT_SIZE;
+			$cursor   = ! empty( $assoc_args['restart'] ) ? null : Waypost_Bridge_Backfill::saved_cursor();
+			$start    = microtime( true );
+			$first    = null === $cursor ? 0 : $cursor['position'];
+			$failures = 0;
+			if ( null !== $cursor ) {
+				$out['log']( sprintf( 'Resuming at %s after #%d (%d of %d examined). Use --restart to start over.', $cursor['resource'], $cursor['after'], $cursor['position'], $cursor['total'] ) );
+			}
+			do {
+				$result = Waypost_Bridge_Backfill::run_batch( $cursor, $size );
+				if ( null !== $result['error'] ) {
+					++$failures;
+					$out['warning']( sprintf( 'Batch failed (%d/%d): %s', $failures, self::MAX_FAILURES, $result['error'] ) );
+					if ( $failures >= self::MAX_FAILURES ) {
+						Waypost_Bridge_Backfill::unlock(); // WP_CLI::error() exits: `finally` would not run.
+						$out['error']( 'Giving up for now; run the command again to resume from the same place.' );
+						return 1;
+					}
+					sleep( min( 30, 2 ** $failures ) );
+					continue;
+				}
+				$failures = 0;
+				$cursor   = $result['cursor'];
+				$elapsed  = max( 0.001, microtime( true ) - $start );
+				$out['log']( self::progress_line( $cursor, $result, ( $cursor['position'] - $first ) / $elapsed ) );
+			} while ( ! $result['done'] );
+			$message = sprintf( 'Backfill done in %.1f s: %d sent, %d failed, %d skipped.', microtime( true ) - $start, $cursor['sent'], $cursor['failed'], $cursor['skipped'] );
+			if ( $cursor['failed'] > 0 ) {
+				$out['warning']( $message . ' See `wp waypost status` for the errors.' );
+			} else {
+				$out['success']( $message );
+			}
+			return 0;
+		} finally {
+			Waypost_Bridge_Backfill::unlock();
+		}
+	}
+
+	/**
+	 * Shows the connection and the backfill's progress and latest errors.
+	 *
+	 * @param array $args       Positional arguments.
+	 * @param array $assoc_args Options.
+	 */
+	public static function status( $args = array(), $assoc_args = array() ) {
+		$out    = self::output();
+		$status = Waypost_Bridge_Backfill::status();
+		$out['log']( 'Waypost URL: ' . ( '' !== Waypost_Bridge_Connection::get_url() ? Waypost_Bridge_Connection::get_url() : '(not set)' ) . ( Waypost_Bridge_Connection::url_from_constant() ? ' (WAYPOST_URL)' : '' ) );
+		$out['log']( 'Host token: ' . ( '' !== Waypost_Bridge_Connection::token_hint() ? Waypost_Bridge_Connection::token_hint() : '(not set)' ) . ( Waypost_Bridge_Connection::token_from_constant() ? ' (WAYPOST_HOST_TOKEN)' : '' ) );
+		$out['log']( sprintf( 'Backfill: %s, %d of %d examined (%d%%), %d sent, %d failed, %d skipped.', $status['running'] ? 'running' : ( $status['done'] ? 'done' : ( $status['position'] > 0 ? 'stopped' : 'not started' ) ), $status['position'], $status['total'], $status['percent'], $status['sent'], $status['failed'], $status['skipped'] ) );
+		if ( $status['last_error'] ) {
+			$out['log']( 'Last error: ' . $status['last_error'] );
+		}
+		foreach ( $status['errors'] as $error ) {
+			$out['log']( sprintf( '  %s #%d: %s', $error['resource'], $error['id'], $error['error'] ) );
+		}
+	}
+
+	/**
+	 * Checks that Waypost is reachable and accepts the host token (writes nothing).
+	 *
+	 * @param array $args       Positional arguments.
+	 * @param array $assoc_args Options.
+	 */
+	public static function test_connection( $args = array(), $assoc_args = array() ) {
+		$out    = self::output();
+		$result = Waypost_Bridge_Client::test_connection();
+		if ( $result['ok'] ) {
+			$out['success']( $result['message'] );
+			return 0;
+		}
+		$out['error']( $result['message'] );
+		return 1;
+	}
+
+	/**
+	 * One line per batch: where it is, how far, how fast.
+	 *
+	 * @param array $cursor Cursor after the batch.
+	 * @param array $result run_batch() result.
+	 * @param float $rate   Records examined per second in this run.
+	 * @return string
+	 */
+	private static function progress_line( array $cursor, array $result, $rate ) {
+		$total   = max( 1, $cursor['total'] );
+		$percent = $result['done'] ? 100 : (int) floor( 100 * min( $cursor['position'], $total ) / $total );
+		return sprintf(
+			'%3d%% %d/%d %s | sent %d, failed %d, skipped %d | %.0f records/s',
+			$percent,
+			$cursor['position'],
+			$cursor['total'],
+			null === $cursor['resource'] ? 'done' : $cursor['resource'] . ' after #' . $cursor['after'],
+			$cursor['sent'],
+			$cursor['failed'],
+			$cursor['skipped'],
+			$rate
+		);
+	}
+
+	/**
+	 * WP-CLI's output functions, or plain echo when called outside WP-CLI (tests drive these methods directly).
+	 *
+	 * @return callable[] log, warning, success, error
+	 */
+	private static function output() {
+		if ( class_exists( 'WP_CLI' ) && method_exists( 'WP_CLI', 'log' ) ) {
+			return array(
+				'log'     => array( 'WP_CLI', 'log' ),
+				'warning' => array( 'WP_CLI', 'warning' ),
+				'success' => array( 'WP_CLI', 'success' ),
+				'error'   => array( 'WP_CLI', 'error' ), // Exits with status 1.
+			);
+		}
+		$echo = static function ( $prefix ) {
+			return static function ( $message ) use ( $prefix ) {
+				echo $prefix . $message . "\n"; // phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped -- command-line output.
+			};
+		};
+		return array(
+			'log'     => $echo( '' ),
+			'warning' => $echo( 'Warning: ' ),
+			'success' => $echo( 'Success: ' ),
+			'error'   => $echo( 'Error: ' ),
+		);
+	}
+}

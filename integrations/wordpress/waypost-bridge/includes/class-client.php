@@ -1,0 +1,270 @@
+<?php
+/**
+ * Talks to Waypost's Host API (PUT/DELETE /host/v1/{resource}/{id}, POST /host/v1/batch, POST /host/v1/sign-in-links)
+ * with the host token as a bearer token, through WordPress' HTTP API.
+ *
+ * Every method answers ['status' => int (0 = no answer), 'body' => array|null, 'error' => string|null]; it never
+ * throws, so a caller in a checkout can always carry on.
+ *
+ * @package WaypostBridge
+ */
+
+if ( ! defined( 'ABSPATH' ) ) {
+	exit;
+}
+
+/**
+ * Host API client.
+ */
+class Waypost_Bridge_Client {
+
+	/** Waypost refuses larger batches. */
+	const BATCH_MAX = 500;
+
+	/**
+	 * One request to Waypost.
+	 *
+	 * @param string     $method  HTTP method.
+	 * @param string     $path    Path below the base URL, e.g. "/host/v1/bookings/12".
+	 * @param array|null $body    JSON body (null: none).
+	 * @param float      $timeout Seconds.
+	 * @return array{status:int,body:array|null,error:string|null}
+	 */
+	public static function request( $method, $path, $body, $timeout ) {
+		$base  = Waypost_Bridge_Connection::get_url();
+		$token = Waypost_Bridge_Connection::get_token();
+		if ( '' === $base ) {
+			return self::answer( 0, null, __( 'Waypost is not connected: set its URL (WAYPOST_URL or Settings > Webhooks & API).', 'waypost-bridge' ) );
+		}
+		if ( '' === $token ) {
+			$problem = Waypost_Bridge_Connection::token_problem();
+			return self::answer( 0, null, $problem ? $problem : __( 'Waypost is not connected: set the host token (WAYPOST_HOST_TOKEN or Settings > Webhooks & API).', 'waypost-bridge' ) );
+		}
+		$args = array(
+			'method'      => strtoupper( $method ),
+			'timeout'     => max( 0.5, (float) $timeout ),
+			'redirection' => 0, // A redirect would turn a PUT into a GET; report it instead.
+			'headers'     => array(
+				'Authorization' => 'Bearer ' . $token,
+				'Accept'        => 'application/json',
+				'User-Agent'    => 'WaypostBridge/' . ( defined( 'WAYPOST_BRIDGE_VERSION' ) ? WAYPOST_BRIDGE_VERSION : '0' ) . '; WordPress/' . get_bloginfo( 'version' ),
+			),
+		);
+		if ( null !== $body ) {
+			$args['headers']['Content-Type'] = 'application/json';
+			$args['body']                    = wp_json_encode( $body );
+			if ( false === $args['body'] ) {
+				return self::answer( 0, null, 'The request body could not be encoded as JSON: ' . json_last_error_msg() );
+			}
+		}
+		$response = wp_remote_request( $base . $path, $args );
+		if ( is_wp_error( $response ) ) {
+			return self::answer( 0, null, $response->get_error_message() );
+		}
+		$status  = (int) wp_remote_retrieve_response_code( $response );
+		$raw     = (string) wp_remote_retrieve_body( $response );
+		$decoded = '' === $raw ? null : json_decode( $raw, true );
+		$decoded = is_array( $decoded ) ? $decoded : null;
+		$error   = null;
+		if ( $status < 200 || $status >= 300 ) {
+			$error = self::describe_error( $status, $decoded, $raw );
+		}
+		return self::answer( $status, $decoded, $error );
+	}
+
+	/**
+	 * Upserts one record.
+	 *
+	 * @param string $resource trips|customers|bookings|payments|enquiries|reviews.
+	 * @param int    $id       Record id (WordPress post or comment id).
+	 * @param array  $body     Record, as Waypost_Bridge_Mapper::record() makes it.
+	 * @param float  $timeout  Seconds.
+	 * @return array
+	 */
+	public static function put( $resource, $id, $body, $timeout = 2.0 ) {
+		return self::request( 'PUT', '/host/v1/' . rawurlencode( $resource ) . '/' . (int) $id, $body, $timeout );
+	}
+
+	/**
+	 * Removes one record. A 404 (Waypost never had it) counts as done: the caller wanted it gone.
+	 *
+	 * @param string $resource Resource.
+	 * @param int    $id       Record id.
+	 * @param float  $timeout  Seconds.
+	 * @return array
+	 */
+	public static function delete( $resource, $id, $timeout = 2.0 ) {
+		$answer = self::request( 'DELETE', '/host/v1/' . rawurlencode( $resource ) . '/' . (int) $id, null, $timeout );
+		if ( 404 === $answer['status'] && self::is_record_not_found( $answer['body'] ) ) {
+			$answer['error'] = null;
+		}
+		return $answer;
+	}
+
+	/**
+	 * Many PUTs and DELETEs: POST /host/v1/batch {operations: [{op, resource, id, data?}]}. Each operation is run on
+	 * its own by Waypost and gets its own result; more than 500 are sent as several requests. Against a Waypost
+	 * without the batch endpoint (404 for the route) the operations are sent one by one instead.
+	 *
+	 * @param array $ops     List of ['op' => 'put'|'delete', 'resource' => string, 'id' => int, 'data' => array].
+	 * @param float $timeout Seconds per request.
+	 * @return array ['status', 'body' => ['results' => [[index, status, created?, changed?, error?], …]], 'error']:
+	 *               status is the (last) request's; error is set when a request failed as a whole.
+	 */
+	public static function batch( array $ops, $timeout = 15.0 ) {
+		$ops     = array_values( $ops );
+		$results = array();
+		$status  = 200;
+		foreach ( array_chunk( $ops, self::BATCH_MAX ) as $chunk_no => $chunk ) {
+			$offset = $chunk_no * self::BATCH_MAX;
+			$answer = self::request( 'POST', '/host/v1/batch', array( 'operations' => $chunk ), $timeout );
+			if ( 404 === $answer['status'] && ! self::is_record_not_found( $answer['body'] ) ) {
+				$answer = self::one_by_one( $chunk, $timeout );
+			}
+			if ( null !== $answer['error'] || ! isset( $answer['body']['results'] ) || ! is_array( $answer['body']['results'] ) ) {
+				return self::answer( $answer['status'], array( 'results' => $results ), null !== $answer['error'] ? $answer['error'] : 'Waypost answered the batch without results.' );
+			}
+			foreach ( $answer['body']['results'] as $result ) {
+				$result['index'] = $offset + (int) ( isset( $result['index'] ) ? $result['index'] : 0 );
+				$results[]       = $result;
+			}
+			$status = $answer['status'];
+		}
+		return self::answer( $status, array( 'results' => $results ), null );
+	}
+
+	/**
+	 * A sign-in link to the Waypost console for a WordPress administrator: POST /host/v1/sign-in-links.
+	 *
+	 * @param string $email The administrator's e-mail.
+	 * @param string $name  Display name.
+	 * @return array body: ['url' => string, 'expires_at' => string] on success (status 201).
+	 */
+	public static function sign_in_link( $email, $name ) {
+		return self::request( 'POST', '/host/v1/sign-in-links', array( 'email' => (string) $email, 'name' => (string) $name ), 5.0 );
+	}
+
+	/**
+	 * Checks the connection without writing anything: GET /healthz (is it Waypost, is it up), then an empty batch
+	 * (POST /host/v1/batch {operations: []}), which Waypost answers 200 only for a valid host token.
+	 *
+	 * @return array ['ok' => bool, 'message' => string, 'status' => int, 'version' => string|null]
+	 */
+	public static function test_connection() {
+		$health = self::request( 'GET', '/healthz', null, 5.0 );
+		if ( 0 === $health['status'] ) {
+			return self::verdict( false, sprintf( /* translators: %s: error */ __( 'Waypost cannot be reached: %s', 'waypost-bridge' ), $health['error'] ), 0, null );
+		}
+		if ( 200 !== $health['status'] || ! isset( $health['body']['status'] ) ) {
+			return self::verdict( false, sprintf( /* translators: 1: URL, 2: HTTP status */ __( '%1$s does not look like Waypost (GET /healthz answered %2$d). Check the URL.', 'waypost-bridge' ), Waypost_Bridge_Connection::get_url(), $health['status'] ), $health['status'], null );
+		}
+		$version = isset( $health['body']['version'] ) ? (string) $health['body']['version'] : null;
+		$auth    = self::request( 'POST', '/host/v1/batch', array( 'operations' => array() ), 5.0 );
+		if ( 200 === $auth['status'] ) {
+			return self::verdict( true, $version ? sprintf( /* translators: %s: version */ __( 'Connected to Waypost %s.', 'waypost-bridge' ), $version ) : __( 'Connected to Waypost.', 'waypost-bridge' ), 200, $version );
+		}
+		if ( 401 === $auth['status'] ) {
+			return self::verdict( false, __( 'Waypost refused the host token. Copy it again from `npx waypost host-token --rotate` (or WAYPOST_HOST_TOKEN on the server).', 'waypost-bridge' ), 401, $version );
+		}
+		return self::verdict( false, sprintf( /* translators: %s: error */ __( 'Waypost answered the token check with an error: %s', 'waypost-bridge' ), (string) $auth['error'] ), $auth['status'], $version );
+	}
+
+	/**
+	 * The operations as single requests (a Waypost older than the batch endpoint), answered like a batch.
+	 *
+	 * @param array $ops     Operations.
+	 * @param float $timeout Seconds for the whole chunk.
+	 * @return array
+	 */
+	private static function one_by_one( array $ops, $timeout ) {
+		$results = array();
+		$each    = max( 2.0, $timeout / max( 1, count( $ops ) ) );
+		foreach ( $ops as $index => $op ) {
+			$answer = 'delete' === $op['op']
+				? self::request( 'DELETE', '/host/v1/' . rawurlencode( $op['resource'] ) . '/' . (int) $op['id'], null, $each )
+				: self::put( $op['resource'], $op['id'], $op['data'], $each );
+			if ( 0 === $answer['status'] || $answer['status'] >= 500 || 401 === $answer['status'] ) {
+				return $answer; // The request failed as a whole: the caller retries the chunk.
+			}
+			$result = array( 'index' => $index, 'status' => $answer['status'] );
+			if ( null !== $answer['error'] ) {
+				$result['error'] = array(
+					'code'   => isset( $answer['body']['code'] ) ? (string) $answer['body']['code'] : 'http_' . $answer['status'],
+					'detail' => $answer['error'],
+				);
+			} elseif ( isset( $answer['body']['created'] ) ) {
+				$result['created'] = (bool) $answer['body']['created'];
+				$result['changed'] = ! empty( $answer['body']['changed'] );
+			}
+			$results[] = $result;
+		}
+		return self::answer( 200, array( 'results' => $results ), null );
+	}
+
+	/**
+	 * A 404 about a record (Waypost's problem JSON) rather than about the route.
+	 *
+	 * @param array|null $body Decoded body.
+	 * @return bool
+	 */
+	private static function is_record_not_found( $body ) {
+		return is_array( $body ) && isset( $body['code'] ) && 'not_found' === $body['code'] && ( ! isset( $body['detail'] ) || 0 !== strpos( (string) $body['detail'], 'No route' ) );
+	}
+
+	/**
+	 * One line for a failed answer: Waypost's problem JSON (title, detail, field) or the start of the body.
+	 *
+	 * @param int        $status  HTTP status.
+	 * @param array|null $decoded Decoded body.
+	 * @param string     $raw     Raw body.
+	 * @return string
+	 */
+	private static function describe_error( $status, $decoded, $raw ) {
+		if ( is_array( $decoded ) && ( isset( $decoded['detail'] ) || isset( $decoded['title'] ) || isset( $decoded['message'] ) ) ) {
+			$parts = array();
+			foreach ( array( 'code', 'detail', 'message' ) as $key ) {
+				if ( isset( $decoded[ $key ] ) && is_scalar( $decoded[ $key ] ) ) {
+					$parts[] = (string) $decoded[ $key ];
+				}
+			}
+			if ( ! $parts && isset( $decoded['title'] ) ) {
+				$parts[] = (string) $decoded['title'];
+			}
+			return 'HTTP ' . $status . ': ' . implode( ': ', $parts );
+		}
+		if ( $status >= 300 && $status < 400 ) {
+			return 'HTTP ' . $status . ': Waypost answered with a redirect; use the final URL (https?) as WAYPOST_URL.';
+		}
+		return 'HTTP ' . $status . ( '' !== $raw ? ': ' . substr( wp_strip_all_tags( $raw ), 0, 200 ) : '' );
+	}
+
+	/**
+	 * @param int         $status Status.
+	 * @param array|null  $body   Body.
+	 * @param string|null $error  Error.
+	 * @return array
+	 */
+	private static function answer( $status, $body, $error ) {
+		return array(
+			'status' => (int) $status,
+			'body'   => $body,
+			'error'  => $error,
+		);
+	}
+
+	/**
+	 * @param bool        $ok      Verdict.
+	 * @param string      $message For the page.
+	 * @param int         $status  HTTP status.
+	 * @param string|null $version Waypost's version.
+	 * @return array
+	 */
+	private static function verdict( $ok, $message, $status, $version ) {
+		return array(
+			'ok'      => (bool) $ok,
+			'message' => $message,
+			'status'  => (int) $status,
+			'version' => $version,
+		);
+	}
+}

@@ -1,0 +1,174 @@
+<?php
+/**
+ * Where Waypost is and how to authenticate: the constants WAYPOST_URL and WAYPOST_HOST_TOKEN in wp-config.php win
+ * over the settings page's options. A token typed on the page is stored encrypted (AES-256-GCM, key derived from the
+ * site's AUTH salt) and never shown again in full.
+ *
+ * @package WaypostBridge
+ */
+
+if ( ! defined( 'ABSPATH' ) ) {
+	exit;
+}
+
+/**
+ * Connection settings.
+ */
+class Waypost_Bridge_Connection {
+
+	const OPTION_URL   = 'waypost_bridge_url';
+	const OPTION_TOKEN = 'waypost_bridge_token';
+
+	/** Prefix of a stored token: format version and cipher, so a later change can still read old values. */
+	const TOKEN_PREFIX = 'wpb1:';
+
+	/**
+	 * Waypost's base URL without a trailing slash ('' when not configured).
+	 *
+	 * @return string
+	 */
+	public static function get_url() {
+		$url = self::url_from_constant() ? (string) WAYPOST_URL : (string) get_option( self::OPTION_URL, '' );
+		return untrailingslashit( trim( $url ) );
+	}
+
+	/**
+	 * Saves the URL typed on the settings page (ignored for requests while WAYPOST_URL is defined).
+	 *
+	 * @param string $url Absolute http(s) URL.
+	 * @return bool false when the URL is not a valid http(s) URL.
+	 */
+	public static function set_url( $url ) {
+		$url = untrailingslashit( trim( (string) $url ) );
+		if ( '' !== $url && ! preg_match( '#^https?://[^/\s?\#]+(/\S*)?$#i', $url ) ) {
+			return false;
+		}
+		update_option( self::OPTION_URL, esc_url_raw( $url, array( 'http', 'https' ) ), false );
+		return true;
+	}
+
+	/**
+	 * The host token in plain text ('' when not configured or when the stored value can no longer be decrypted,
+	 * e.g. after the site's salts changed; see token_problem()).
+	 *
+	 * @return string
+	 */
+	public static function get_token() {
+		if ( self::token_from_constant() ) {
+			return trim( (string) WAYPOST_HOST_TOKEN );
+		}
+		$stored = (string) get_option( self::OPTION_TOKEN, '' );
+		if ( '' === $stored ) {
+			return '';
+		}
+		$plain = self::decrypt( $stored );
+		return null === $plain ? '' : $plain;
+	}
+
+	/**
+	 * Stores a token typed on the settings page, encrypted. An empty value removes it.
+	 *
+	 * @param string $plain The host token.
+	 * @return bool false when no cipher is available (the token is then not stored).
+	 */
+	public static function set_token( $plain ) {
+		$plain = trim( (string) $plain );
+		if ( '' === $plain ) {
+			delete_option( self::OPTION_TOKEN );
+			return true;
+		}
+		$sealed = self::encrypt( $plain );
+		if ( null === $sealed ) {
+			return false;
+		}
+		update_option( self::OPTION_TOKEN, $sealed, false );
+		return true;
+	}
+
+	/**
+	 * What the page may show of the token: its last four characters ('' when there is none).
+	 *
+	 * @return string e.g. "••••••••3f9a"
+	 */
+	public static function token_hint() {
+		$token = self::get_token();
+		if ( '' === $token ) {
+			return '';
+		}
+		$tail = strlen( $token ) > 8 ? substr( $token, -4 ) : '';
+		return str_repeat( "\u{2022}", 8 ) . $tail;
+	}
+
+	/**
+	 * Why a stored token cannot be used, or null when it can (or when none is stored).
+	 *
+	 * @return string|null
+	 */
+	public static function token_problem() {
+		if ( self::token_from_constant() ) {
+			return '' === trim( (string) WAYPOST_HOST_TOKEN ) ? __( 'WAYPOST_HOST_TOKEN is empty.', 'waypost-bridge' ) : null;
+		}
+		$stored = (string) get_option( self::OPTION_TOKEN, '' );
+		if ( '' !== $stored && null === self::decrypt( $stored ) ) {
+			return __( 'The saved host token can no longer be read (the site\'s security keys changed?). Enter it again.', 'waypost-bridge' );
+		}
+		return null;
+	}
+
+	/** @return bool */
+	public static function url_from_constant() {
+		return defined( 'WAYPOST_URL' ) && '' !== trim( (string) WAYPOST_URL );
+	}
+
+	/** @return bool */
+	public static function token_from_constant() {
+		return defined( 'WAYPOST_HOST_TOKEN' ) && '' !== trim( (string) WAYPOST_HOST_TOKEN );
+	}
+
+	/** @return bool true when both a URL and a usable token are set. */
+	public static function is_configured() {
+		return '' !== self::get_url() && '' !== self::get_token();
+	}
+
+	/**
+	 * 32-byte key for the token, derived from the AUTH salt (never stored).
+	 *
+	 * @return string raw bytes
+	 */
+	private static function key() {
+		return hash_hmac( 'sha256', 'waypost-bridge host token', wp_salt( 'auth' ), true );
+	}
+
+	/**
+	 * @param string $plain Plain text.
+	 * @return string|null "wpb1:" + base64(iv . tag . ciphertext), or null without a cipher.
+	 */
+	private static function encrypt( $plain ) {
+		if ( ! function_exists( 'openssl_encrypt' ) || ! in_array( 'aes-256-gcm', openssl_get_cipher_methods(), true ) ) {
+			return null;
+		}
+		$iv     = random_bytes( 12 );
+		$tag    = '';
+		$cipher = openssl_encrypt( $plain, 'aes-256-gcm', self::key(), OPENSSL_RAW_DATA, $iv, $tag, 'waypost', 16 );
+		if ( false === $cipher ) {
+			return null;
+		}
+		return self::TOKEN_PREFIX . base64_encode( $iv . $tag . $cipher ); // phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_encode
+	}
+
+	/**
+	 * @param string $sealed A value made by encrypt().
+	 * @return string|null The plain text, or null when it cannot be decrypted.
+	 */
+	private static function decrypt( $sealed ) {
+		if ( 0 !== strpos( $sealed, self::TOKEN_PREFIX ) || ! function_exists( 'openssl_decrypt' ) ) {
+			return null;
+		}
+		$raw = base64_decode( substr( $sealed, strlen( self::TOKEN_PREFIX ) ), true ); // phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_decode
+		if ( false === $raw || strlen( $raw ) < 29 ) {
+			return null;
+		}
+		$plain = openssl_decrypt( substr( $raw, 28 ), 'aes-256-gcm', self::key(), OPENSSL_RAW_DATA, substr( $raw, 0, 12 ), substr( $raw, 12, 16 ), 'waypost' );
+		return false === $plain ? null : $plain;
+	}
+}

@@ -1,0 +1,279 @@
+// Backfill at scale: 10,000 bookings (with a payment each and 1,000 customers), made from the shapes of the 6.8.0
+// fixture's real bookings and inserted with SQL, sent to a running Waypost in batches. The run is interrupted midway,
+// its saved cursor is even rewound by a batch (an answer lost after Waypost wrote it), and a second run resumes: in
+// the end every record is in Waypost exactly once and each fired its events once. Time and rate are printed.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { testWaypost } from '../helpers/waypost.js';
+import { apiRoot } from '../../src/config.js';
+import { createApiKey, PERMISSIONS, type CreatedApiKey } from '../../src/api/keys.js';
+import type { Waypost } from '../../src/sdk.js';
+import { addWebhook } from '../webhooks/engine/fixtures.js';
+import { BRIDGE_DIR, hasWordPress, startWordPress, truth, type WordPress } from './wordpress.js';
+
+const available = await hasWordPress();
+const BOOKINGS = 10_000;
+const CUSTOMERS = 1_000;
+const BATCH = 250;
+const FIRST_ID = 100_000;
+
+/**
+ * Inserts the generated records with multi-row INSERTs: booking i copies the meta of the fixture's booking
+ * (28, 31, 35, 38, 41)[i % 5] and its payment, with its own ids, e-mail and payment link.
+ */
+const GENERATE = `
+global $wpdb;
+$templates = array( 28 => 30, 31 => 33, 35 => 37, 38 => 40, 41 => 42 );
+$skip      = array( 'payments', '_edit_lock', '_edit_last', '_initial_cart_info', '_initial_order_items' );
+$meta_of   = function ( $id ) use ( $wpdb, $skip ) {
+	$out = array();
+	foreach ( $wpdb->get_results( $wpdb->prepare( "SELECT meta_key, meta_value FROM {$wpdb->postmeta} WHERE post_id = %d ORDER BY meta_id", $id ) ) as $row ) {
+		if ( ! in_array( $row->meta_key, $skip, true ) ) {
+			$out[ $row->meta_key ] = maybe_unserialize( $row->meta_value );
+		}
+	}
+	return $out;
+};
+$shapes = array();
+foreach ( $templates as $booking => $payment ) {
+	$shapes[] = array( 'booking' => $meta_of( $booking ), 'payment' => $meta_of( $payment ), 'post' => get_post( $booking ) );
+}
+$posts = array();
+$metas = array();
+$flush = function ( $force = false ) use ( &$posts, &$metas, $wpdb ) {
+	if ( $posts && ( $force || count( $posts ) >= 1000 ) ) {
+		$wpdb->query( "INSERT INTO {$wpdb->posts} (ID, post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, post_mime_type, comment_count) VALUES " . implode( ',', $posts ) );
+		$posts = array();
+	}
+	if ( $metas && ( $force || count( $metas ) >= 5000 ) ) {
+		$wpdb->query( "INSERT INTO {$wpdb->postmeta} (post_id, meta_key, meta_value) VALUES " . implode( ',', $metas ) );
+		$metas = array();
+	}
+};
+$post_row = function ( $id, $type, $title, $name, $date ) use ( $wpdb ) {
+	return $wpdb->prepare( "(%d, 1, %s, %s, '', %s, '', 'publish', 'closed', 'closed', '', %s, '', '', %s, %s, '', 0, '', 0, %s, '', 0)", $id, $date, $date, $title, $name, $date, $date, $type );
+};
+$meta_rows = function ( $id, array $meta ) use ( $wpdb, &$metas ) {
+	foreach ( $meta as $key => $value ) {
+		$metas[] = $wpdb->prepare( '(%d, %s, %s)', $id, $key, maybe_serialize( $value ) );
+	}
+};
+$customer_bookings = array();
+$start = strtotime( '2027-01-01 00:00:00 UTC' );
+for ( $i = 0; $i < ${BOOKINGS}; $i++ ) {
+	$shape   = $shapes[ $i % 5 ];
+	$booking = ${FIRST_ID} + 2 * $i;
+	$payment = $booking + 1;
+	$c       = $i % ${CUSTOMERS};
+	$email   = "guest{$c}@example.org";
+	$date    = gmdate( 'Y-m-d H:i:s', $start + $i );
+	$meta    = $shape['booking'];
+	$meta['payments'] = array( $payment );
+	foreach ( array( 'wptravelengine_billing_details', 'billing_info' ) as $key ) {
+		$meta[ $key ]['email'] = $email;
+		$meta[ $key ]['fname'] = "Guest{$c}";
+	}
+	$meta['wptravelengine_travelers_details'][0]['email'] = $email;
+	$posts[] = $post_row( $booking, 'booking', "Guest{$c} Schmidt #{$booking}", "booking-{$booking}", $date );
+	$meta_rows( $booking, $meta );
+	$pmeta = $shape['payment'];
+	$pmeta['booking_id'] = $booking;
+	$posts[] = $post_row( $payment, 'wte-payments', "Payment for booking #{$booking}", "payment-{$payment}", $date );
+	$meta_rows( $payment, $pmeta );
+	$customer_bookings[ $c ][] = $booking;
+	$flush();
+}
+foreach ( $customer_bookings as $c => $ids ) {
+	$id    = ${FIRST_ID} + 2 * ${BOOKINGS} + $c;
+	$email = "guest{$c}@example.org";
+	$posts[] = $post_row( $id, 'customer', $email, "guest{$c}example-org", gmdate( 'Y-m-d H:i:s', $start ) );
+	$meta_rows( $id, array(
+		'wp_travel_engine_bookings'        => $ids,
+		'wp_travel_engine_booking_setting' => array(
+			'place_order' => array( 'booking' => array( 'fname' => "Guest{$c}", 'lname' => 'Schmidt', 'email' => $email, 'address' => '1 Probe Street', 'city' => 'Berlin', 'country' => 'DE' ) ),
+			'wptravelengine_traveller_details' => array( array( 'fname' => "Guest{$c}", 'lname' => 'Schmidt', 'email' => $email, 'phone' => '+49 30 1111', 'country' => 'DE' ) ),
+		),
+	) );
+	$flush();
+}
+$flush( true );
+echo 'ok';
+`;
+
+/** Runs batches until done, or (stopAfterBookings) until that many bookings were examined; prints one JSON line. */
+const RUN = (from: 'start' | 'resume', stopAfterBookings: number | null) => `
+$cursor   = ${from === 'start' ? 'null' : 'Waypost_Bridge_Backfill::saved_cursor()'};
+$batches  = 0;
+$by       = array();
+$started  = microtime( true );
+do {
+	$resource = null === $cursor ? 'trips' : $cursor['resource'];
+	$t        = microtime( true );
+	$r        = Waypost_Bridge_Backfill::run_batch( $cursor, ${BATCH} );
+	if ( null !== $r['error'] ) { fwrite( STDERR, $r['error'] ); exit( 1 ); }
+	$by[ $resource ] = ( isset( $by[ $resource ] ) ? $by[ $resource ] : 0 ) + ( microtime( true ) - $t );
+	$cursor = $r['cursor'];
+	++$batches;
+	if ( ${stopAfterBookings ?? -1} >= 0 && 'bookings' === $cursor['resource'] && $cursor['after'] >= ${FIRST_ID + 2 * (stopAfterBookings ?? 0)} ) {
+		break;
+	}
+} while ( ! $r['done'] );
+echo wp_json_encode( array( 'batches' => $batches, 'cursor' => $cursor, 'seconds' => microtime( true ) - $started, 'by' => $by, 'memory' => memory_get_peak_usage( true ) ) );
+`;
+
+describe.skipIf(!available)(`backfill of ${BOOKINGS.toLocaleString('en')} bookings`, () => {
+  const fixture = truth('wpte-6.8.0');
+  let waypost: Waypost;
+  let app: FastifyInstance;
+  let key: CreatedApiKey;
+  let site: WordPress;
+
+  const total = async (resource: string) => {
+    const res = await app.inject({ method: 'GET', url: `${apiRoot(waypost.config)}/${resource}?perpage=1`, headers: { 'access-token': key.key, 'access-secret': key.secret } });
+    return Number(res.headers['x-total-count']);
+  };
+  const events = async (type: string) => {
+    const rows = await waypost.core.db.selectFrom('events').select('record_id').where('type', '=', type).execute();
+    return { count: rows.length, distinct: new Set(rows.map((r) => r.record_id)).size };
+  };
+
+  beforeAll(async () => {
+    waypost = await testWaypost();
+    app = await waypost.app();
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    key = await createApiKey(waypost.core, { label: 'backfill test', permissions: [...PERMISSIONS] });
+    await addWebhook(waypost.core, 'http://127.0.0.1:9/hook', { events: ['booking.created', 'customer.created', 'booking.payment.completed'] });
+    site = await startWordPress({ fixture: 'wpte-6.8.0', plugins: [BRIDGE_DIR], constants: { WAYPOST_URL: address, WAYPOST_HOST_TOKEN: 'test-host-token' } });
+    const t0 = Date.now();
+    expect(await site.php(GENERATE)).toBe('ok');
+    console.log(`generated ${BOOKINGS} bookings, ${BOOKINGS} payments and ${CUSTOMERS} customers with SQL in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }, 120_000);
+
+  afterAll(async () => {
+    await site?.close();
+    await waypost?.close();
+  });
+
+  it('is resumable: an interrupted run, a rewound cursor and a second run send each record once', async () => {
+    const bookings = BOOKINGS + fixture.bookings.length;
+    const payments = BOOKINGS + fixture.payments.length;
+    const customers = CUSTOMERS + fixture.customers.length;
+
+    const first = JSON.parse(await site.php(RUN('start', BOOKINGS / 2)));
+    expect(first.cursor.resource).toBe('bookings');
+    const saved = JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Backfill::saved_cursor() );'));
+    expect(saved).toEqual(first.cursor);
+    const midway = await total('bookings');
+    expect(midway).toBeGreaterThanOrEqual(BOOKINGS / 2);
+    expect(midway).toBeLessThan(bookings);
+
+    // The last batch's answer was "lost": the saved cursor goes back one batch, so it is sent again.
+    await site.php(`
+      $state = get_option( Waypost_Bridge_Backfill::OPTION );
+      $state['cursor']['after']    -= 2 * ${BATCH};
+      $state['cursor']['position'] -= ${BATCH};
+      update_option( Waypost_Bridge_Backfill::OPTION, $state, false );
+    `);
+    const second = JSON.parse(await site.php(RUN('resume', null)));
+    expect(second.cursor.resource).toBeNull();
+    expect(second.cursor.failed).toBe(0);
+    expect(second.cursor.position).toBe(second.cursor.total);
+
+    expect(await total('bookings')).toBe(bookings);
+    expect(await total('payments')).toBe(payments);
+    expect(await total('customers')).toBe(customers);
+    expect(await events('booking.created')).toEqual({ count: bookings, distinct: bookings });
+    expect(await events('customer.created')).toEqual({ count: customers, distinct: customers });
+    const paidInFixture = fixture.payments.filter((p: any) => p.status === 'completed').length;
+    expect(await events('booking.payment.completed')).toEqual({ count: BOOKINGS / 5 + paidInFixture, distinct: BOOKINGS / 5 + paidInFixture });
+
+    const seconds = first.seconds + second.seconds;
+    const bookingSeconds = (first.by.bookings ?? 0) + (second.by.bookings ?? 0);
+    const records = second.cursor.total + BATCH; // every candidate once, plus the batch sent twice
+    console.log([
+      `backfill: ${records} records (${bookings} bookings) in ${seconds.toFixed(1)} s = ${(records / seconds).toFixed(0)} records/s over ${first.batches + second.batches} batches of ${BATCH}`,
+      `  bookings phase: ${bookings} bookings in ${bookingSeconds.toFixed(1)} s = ${(bookings / bookingSeconds).toFixed(0)} bookings/s (mapping in PHP + Host API batch into SQLite Waypost)`,
+      `  peak PHP memory ${(Math.max(first.memory, second.memory) / 2 ** 20).toFixed(0)} MiB`,
+    ].join('\n'));
+  }, 240_000);
+});
+
+describe.skipIf(!available)('"Send existing records" in the background (WP-Cron)', () => {
+  const fixture = truth('wpte-6.8.0');
+  let waypost: Waypost;
+  let site: WordPress;
+  const status = async () => JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Backfill::status() );'));
+  const until = async (done: (s: any) => boolean, ms = 60_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const s = await status();
+      if (done(s) || Date.now() > end) return s;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  beforeAll(async () => {
+    waypost = await testWaypost();
+    const address = await (await waypost.app()).listen({ port: 0, host: '127.0.0.1' });
+    site = await startWordPress({ fixture: 'wpte-6.8.0', plugins: [BRIDGE_DIR], constants: { WAYPOST_URL: address, WAYPOST_HOST_TOKEN: 'test-host-token' } });
+    // One batch of 3 per WP-Cron event, so the run has to chain many events.
+    await mkdir(path.join(site.dir, 'wp-content/mu-plugins'), { recursive: true });
+    await writeFile(path.join(site.dir, 'wp-content/mu-plugins/waypost-test-slices.php'), [
+      '<?php',
+      "add_filter( 'waypost_bridge_backfill_slice_seconds', '__return_zero' );",
+      "add_filter( 'waypost_bridge_backfill_batch_size', function () { return 3; } );",
+    ].join('\n'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await site?.close();
+    await waypost?.close();
+  });
+
+  it('lets one driver send at a time (the lock the CLI and the background run take)', async () => {
+    const out = await site.php(`
+      $a = Waypost_Bridge_Backfill::lock();
+      $b = Waypost_Bridge_Backfill::lock();
+      Waypost_Bridge_Backfill::unlock();
+      $c = Waypost_Bridge_Backfill::lock();
+      Waypost_Bridge_Backfill::unlock();
+      echo wp_json_encode( array( $a, $b, $c ) );
+    `);
+    expect(JSON.parse(out)).toEqual([true, false, true]);
+  });
+
+  it('runs to the end through chained WP-Cron events with no page views; cancel stops it, start resumes it', async () => {
+    const records = fixture.trips.length + fixture.customers.length + fixture.bookings.length + fixture.payments.length + fixture.enquiries.length;
+    // A first batch by hand (as an interrupted CLI run would leave it), then start and cancel at once.
+    const stopped = JSON.parse(await site.php(`
+      Waypost_Bridge_Backfill::run_batch( null, 3 );
+      Waypost_Bridge_Backfill::start();
+      echo wp_json_encode( Waypost_Bridge_Backfill::cancel() );
+    `));
+    expect(stopped).toMatchObject({ running: false, done: false, position: 3, total: records });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await status()).position).toBe(3); // nothing ran after the cancel
+
+    // "Send existing records" again: resumes from record 4 and finishes on its own, one batch per cron event.
+    const started = JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Backfill::start() );'));
+    expect(started).toMatchObject({ running: true, position: 3 });
+    // Watch Waypost only: a php() call would itself trigger WP-Cron, as a page view does.
+    const inWaypost = async () => {
+      let n = 0;
+      for (const table of ['trips', 'customers', 'bookings', 'payments', 'enquiries'] as const) {
+        n += Number((await waypost.core.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())!.n);
+      }
+      return n;
+    };
+    const deadline = Date.now() + 60_000;
+    while ((await inWaypost()) < records && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await inWaypost()).toBe(records);
+    const done = await until((s) => !s.running, 10_000);
+    expect(done).toMatchObject({ running: false, done: true, percent: 100, position: records, failed: 0, sent: records, last_error: null });
+    expect(typeof done.finished_at).toBe('number');
+    const stored = await waypost.core.db.selectFrom('bookings').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    expect(Number(stored!.n)).toBe(fixture.bookings.length);
+  }, 90_000);
+});
