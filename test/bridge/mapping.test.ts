@@ -222,8 +222,14 @@ describe.skipIf(!available).each<Fixture>(['wpte-6.8.0', 'wpte-upgraded-from-6.6
     }
     // What a webhook receiver saw: booking.created for every visible booking (migrated copies included), none
     // for legacy ones.
-    const events = await waypost.core.db.selectFrom('events').select(['type', 'record_id']).where('type', '=', 'booking.created').execute();
+    const events = await waypost.core.db.selectFrom('events').select(['type', 'record_id', 'data'])
+      .where('type', '=', 'booking.created').execute();
     expect(events.map((e) => e.record_id).sort()).toEqual(visible.map((b: any) => b.id).sort());
+    // Payments go before their bookings, so each booking.created already lists the booking's payments.
+    for (const e of events) {
+      const shown = (await get(`/bookings/${e.record_id}`)).body.payment_ids;
+      expect(JSON.parse(e.data).payment_ids).toEqual(shown);
+    }
     // One booking.payment.completed per real completed payment: none for a legacy booking's, so a migrated
     // booking's payment is not counted twice.
     const paid = await waypost.core.db.selectFrom('events').select('record_id').where('type', '=', 'booking.payment.completed').execute();

@@ -5,12 +5,11 @@
 // Screenshots go to $TMPDIR/waypost-bridge-screenshots/.
 import { existsSync, mkdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { hasChromium } from '../helpers/services.js';
+import { freePort, hasChromium } from '../helpers/services.js';
 import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
 import { readStored } from '../../src/records/rows.js';
@@ -24,17 +23,6 @@ const ADMIN = { login: 'wp-owner', password: 'bridge settings pass 7', email: 'o
 const W = { timeout: 20_000, interval: 200 };
 /** php -S runs with OPcache, which looks at a changed file again after opcache.revalidate_freq (2 s). */
 const opcacheSees = () => new Promise((r) => setTimeout(r, 2500));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const available = (await hasWordPress()) && (await hasChromium());
 

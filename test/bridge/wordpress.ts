@@ -6,11 +6,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WORDPRESS_DIR } from '../helpers/services.js';
+import { freePort, WORDPRESS_DIR } from '../helpers/services.js';
 
 export { hasWordPress } from '../helpers/services.js';
 
@@ -81,17 +81,6 @@ function run(command: string, args: string[], options: { input?: string; cwd?: s
 
 export function mysql(database: string | null, query: string): Promise<string> {
   return run('mysql', [...MYSQL_ARGS, '-N', '-B', ...(database ? [database] : [])], { input: query });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(port: number, child: ChildProcess, timeoutMs = 10_000): Promise<void> {

@@ -2,7 +2,7 @@
 // visible message; under CI=true a missing service fails the run instead.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createConnection } from 'node:net';
+import { createConnection, createServer, type AddressInfo } from 'node:net';
 
 export const CI = process.env.CI === 'true';
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -46,4 +46,16 @@ export async function hasWordPress(): Promise<boolean> {
     !(await portOpen(3306)) && 'MariaDB (127.0.0.1:3306)',
   ].filter(Boolean);
   return report(missing.length ? missing.join(', ') : 'WordPress', missing.length === 0);
+}
+
+/** A TCP port nobody listens on right now (for a server started by a child process). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -3,12 +3,10 @@
 // requests caught by the drop answer 503 (never 500), later ones succeed, and every event is still delivered.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl } from '../helpers/db.js';
-import { hasPostgres } from '../helpers/services.js';
+import { freePort, hasPostgres } from '../helpers/services.js';
 import { createWaypost, type Waypost } from '../../src/sdk.js';
 import { createLogger } from '../../src/log.js';
 import { createApiKey, PERMISSIONS } from '../../src/api/keys.js';
@@ -23,17 +21,6 @@ interface Child {
   name: string;
   proc: ChildProcess;
   output: string[]; // stdout (JSON log lines) and stderr (a crash's stack), for failure messages
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function startProcess(name: string, role: 'api' | 'all' | 'worker', databaseUrl: string, port: number): Child {

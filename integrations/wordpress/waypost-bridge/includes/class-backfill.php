@@ -1,7 +1,7 @@
 <?php
 /**
  * Backfill: sends the records that existed before the bridge was installed, in batches (one Host API batch call
- * each), in the order trips, customers, bookings, payments, enquiries, reviews, by ascending id. Resumable: the
+ * each), in the order trips, customers, payments, bookings, enquiries, reviews, by ascending id. Resumable: the
  * cursor is kept in an option after every batch, and every write is an idempotent upsert, so running it again (or a
  * batch twice) duplicates nothing.
  *
@@ -21,7 +21,7 @@ if ( ! defined( 'ABSPATH' ) ) {
  */
 class Waypost_Bridge_Backfill {
 
-	const ORDER = array( 'trips', 'customers', 'bookings', 'payments', 'enquiries', 'reviews' );
+	const ORDER = array( 'trips', 'customers', 'payments', 'bookings', 'enquiries', 'reviews' );
 
 	/** State: cursor, running, counters, errors (see status()). */
 	const OPTION = 'waypost_bridge_backfill';
