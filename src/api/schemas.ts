@@ -23,7 +23,9 @@ const common = (resource: ApiResource) => ({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Page number (1-based, offset pagination). Without it, follow the `next` link, which uses `after`.' })),
   after: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque cursor from a `Link: rel="next"` header (keyset pagination: fast at any depth)' })),
   search: Type.Optional(Type.String({ minLength: 3, maxLength: 200, description: 'Case-insensitive text search (at least 3 characters)' })),
-  orderby: Type.Optional(Enum(ORDERBY[resource], { default: 'id', description: 'Sort field' })),
+  orderby: Type.Optional(Enum(ORDERBY[resource], {
+    description: 'Sort field: id by default; updated_at with modified_after; search results are listed by id',
+  })),
   order: Type.Optional(Enum(['asc', 'desc'] as const, { default: 'desc', description: 'Sort direction' })),
   modified_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only records updated after this ISO 8601 time' })),
 });

@@ -66,10 +66,13 @@ function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): Record<
   throw new Error(`unknown resource ${resource as string}`);
 }
 
-/** Rows that count towards a resource's public total (legacy bookings do not). */
-function counts(resource: Resource, row: Record<string, unknown> | null): number {
-  if (row === null) return 0;
-  return resource === 'bookings' ? Number(row.visible) : 1;
+/**
+ * The maintained totals a row counts towards (record_counts): the resource's public total and, where the API filters
+ * by status, the total of its status ("bookings?status=booked"). Legacy bookings count towards none.
+ */
+export function countKeys(resource: Resource, row: Record<string, unknown> | null): string[] {
+  if (row === null || (resource === 'bookings' && Number(row.visible) !== 1)) return [];
+  return 'status' in row ? [resource, `${resource}?status=${String(row.status)}`] : [resource];
 }
 
 export async function readStored<R extends Resource>(
@@ -81,10 +84,17 @@ export async function readStored<R extends Resource>(
   return row ? (JSON.parse(row.data) as StoredRecords[R]) : null;
 }
 
-async function bumpCount(db: Db, resource: Resource, delta: number): Promise<void> {
-  if (delta === 0) return;
+async function bumpCounts(db: Db, resource: Resource, row: Record<string, unknown> | null,
+  prevRow: Record<string, unknown> | null): Promise<void> {
+  const deltas = new Map<string, number>();
+  for (const key of countKeys(resource, row)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
+  for (const key of countKeys(resource, prevRow)) deltas.set(key, (deltas.get(key) ?? 0) - 1);
+  for (const [key, delta] of deltas) if (delta !== 0) await bumpCount(db, key, delta);
+}
+
+export async function bumpCount(db: Db, key: string, delta: number): Promise<void> {
   // One upsert: an UPDATE-else-INSERT lets two first writers of a resource both INSERT (a unique violation).
-  await db.insertInto('record_counts').values({ resource, total: delta })
+  await db.insertInto('record_counts').values({ resource: key, total: delta })
     .onConflict((oc) => oc.column('resource').doUpdateSet((eb) => ({ total: eb('record_counts.total', '+', delta) })))
     .execute();
 }
@@ -108,9 +118,10 @@ export async function writeStored<R extends Resource>(
     await indexSearchText(db, resource as Searchable, rec.id, row.search_text as string);
   }
   if (resource === 'bookings') {
-    await linkTrips(db, rec as StoredRecords['bookings'], previous as StoredRecords['bookings'] | null);
+    const prevBooking = previous as StoredRecords['bookings'] | null;
+    await linkTrips(db, tripLinks(row, rec as StoredRecords['bookings']), prevRow && prevBooking ? tripLinks(prevRow, prevBooking) : []);
   }
-  await bumpCount(db, resource, counts(resource, row) - counts(resource, prevRow));
+  await bumpCounts(db, resource, row, prevRow);
 }
 
 export async function deleteStored<R extends Resource>(db: Db, resource: R, previous: StoredRecords[R]): Promise<void> {
@@ -118,19 +129,20 @@ export async function deleteStored<R extends Resource>(db: Db, resource: R, prev
   const prevRow = rowFor(resource, previous);
   if ('search_text' in prevRow) await indexSearchText(db, resource as Searchable, previous.id, null);
   if (resource === 'bookings') await db.deleteFrom('booking_trips').where('booking_id', '=', previous.id).execute();
-  await bumpCount(db, resource, -counts(resource, prevRow));
+  await bumpCounts(db, resource, null, prevRow);
 }
 
-async function linkTrips(
-  db: Db,
-  booking: StoredRecords['bookings'],
-  previous: StoredRecords['bookings'] | null,
-): Promise<void> {
-  const next = [...new Set(booking.trips.map((t) => t.trip_id))];
-  const prev = previous ? [...new Set(previous.trips.map((t) => t.trip_id))] : [];
-  if (next.length === prev.length && next.every((t) => prev.includes(t))) return;
-  if (prev.length) await db.deleteFrom('booking_trips').where('booking_id', '=', booking.id).execute();
-  if (next.length) {
-    await db.insertInto('booking_trips').values(next.map((trip_id) => ({ booking_id: booking.id, trip_id }))).execute();
-  }
+/** A booking's trips, with the booking's visibility and times (a trip's bookings list in any order by index). */
+export function tripLinks(row: Record<string, unknown>, booking: StoredRecords['bookings']) {
+  return [...new Set(booking.trips.map((t) => t.trip_id))].map((trip_id) => ({
+    booking_id: booking.id, trip_id, visible: row.visible as number,
+    created_at: row.created_at as string, updated_at: row.updated_at as string,
+  }));
+}
+
+async function linkTrips(db: Db, next: ReturnType<typeof tripLinks>, prev: ReturnType<typeof tripLinks>)
+  : Promise<void> {
+  if (JSON.stringify(next) === JSON.stringify(prev)) return;
+  if (prev.length) await db.deleteFrom('booking_trips').where('booking_id', '=', prev[0].booking_id).execute();
+  if (next.length) await db.insertInto('booking_trips').values(next).execute();
 }

@@ -9,6 +9,7 @@ import * as m0005 from './migrations/0005_change_counters.js';
 import * as m0006 from './migrations/0006_token_hashes.js';
 import * as m0007 from './migrations/0007_assigned_customer_ids.js';
 import * as m0008 from './migrations/0008_sign_in_links.js';
+import * as m0009 from './migrations/0009_list_indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_token_hashes': m0006,
   '0007_assigned_customer_ids': m0007,
   '0008_sign_in_links': m0008,
+  '0009_list_indexes': m0009,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {

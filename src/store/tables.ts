@@ -41,6 +41,10 @@ export interface BookingRow {
 export interface BookingTripRow {
   booking_id: number;
   trip_id: number;
+  /** The booking's visibility and times, copied so a trip's bookings list by index in any order. */
+  visible: number;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface PaymentRow {

@@ -1,0 +1,182 @@
+// How a list query is answered in O(perpage) at any table size: one "driving" index that holds the narrowest
+// filter given and then the sort field and id, walked in order from the cursor (or a bounded offset) for perpage + 1
+// rows; the other filters are checked on those rows only. Which filters drive, in order of precedence:
+//   customer_id, email, booking_id (one person's or booking's records) → trip_id → search → status → none.
+// `search` lists are in id order (the search index is kept in id order); `modified_after` lists are in
+// updated_at order (it is a range of that index), unless a search drives. Other orders answer 400.
+import { sql, type RawBuilder } from 'kysely';
+import type { DialectName } from '../store/db.js';
+import type { ApiResource } from '../records/schemas.js';
+import { invalidParameter } from '../errors.js';
+import type { ListQuery } from './schemas.js';
+
+export type Driver = 'none' | 'status' | 'customer_id' | 'email' | 'booking_id' | 'trip_id' | 'search';
+
+/** The index each driver walks for each sort field (SQLite names it with INDEXED BY; null: the rowid order). */
+const INDEXES: Record<ApiResource, Partial<Record<Driver, Record<string, string | null>>>> = {
+  bookings: {
+    none: { id: 'bookings_visible_id', created_at: 'bookings_visible_created', updated_at: 'bookings_visible_updated' },
+    status: { id: 'bookings_visible_status', created_at: 'bookings_status_created', updated_at: 'bookings_status_updated' },
+    customer_id: { id: 'bookings_customer', created_at: 'bookings_customer_created', updated_at: 'bookings_customer_updated' },
+    email: { id: 'bookings_customer_email', created_at: 'bookings_email_created', updated_at: 'bookings_email_updated' },
+    trip_id: { id: 'booking_trips_trip_id', created_at: 'booking_trips_trip_created', updated_at: 'booking_trips_trip_updated' },
+  },
+  trips: {
+    none: { id: null, created_at: 'trips_created', updated_at: 'trips_updated', title: 'trips_title' },
+    status: { id: 'trips_status', created_at: 'trips_status_created', updated_at: 'trips_status_updated', title: 'trips_status_title' },
+  },
+  customers: {
+    none: { id: null, created_at: 'customers_created', updated_at: 'customers_updated', email: 'customers_email' },
+    email: { id: 'customers_email', created_at: 'customers_email_created', updated_at: 'customers_email_updated', email: 'customers_email' },
+  },
+  payments: {
+    none: { id: null, created_at: 'payments_created', updated_at: 'payments_updated' },
+    status: { id: 'payments_status', created_at: 'payments_status_created', updated_at: 'payments_status_updated' },
+    booking_id: { id: 'payments_booking', created_at: 'payments_booking_created', updated_at: 'payments_booking_updated' },
+  },
+};
+
+const PRECEDENCE: Driver[] = ['customer_id', 'email', 'booking_id', 'trip_id', 'search', 'status'];
+
+/** The filters a query gives, normalised (the values the SQL compares with). */
+export interface Filters {
+  status?: string;
+  customer_id?: number;
+  email?: string;
+  booking_id?: number;
+  trip_id?: number;
+  search?: string;
+  modifiedAfter?: string;
+}
+
+export function filtersOf(q: ListQuery): Filters {
+  const f: Filters = {};
+  if (q.status !== undefined) f.status = q.status;
+  if (q.customer_id !== undefined) f.customer_id = Number(q.customer_id);
+  if (q.email !== undefined) f.email = q.email.toLowerCase();
+  if (q.booking_id !== undefined) f.booking_id = Number(q.booking_id);
+  if (q.trip_id !== undefined) f.trip_id = Number(q.trip_id);
+  if (q.search !== undefined) {
+    if (q.search.trim().length < 3) throw invalidParameter('search', 'give at least 3 characters');
+    f.search = q.search.trim().toLowerCase();
+  }
+  if (q.modified_after !== undefined) {
+    const t = Date.parse(q.modified_after);
+    if (Number.isNaN(t)) throw invalidParameter('modified_after', 'expected an ISO 8601 time such as 2026-01-31T12:00:00Z');
+    f.modifiedAfter = new Date(t).toISOString();
+  }
+  return f;
+}
+
+export function driverOf(filters: Filters): Driver {
+  return PRECEDENCE.find((d) => filters[d as keyof Filters] !== undefined) ?? 'none';
+}
+
+/** The sort a query gets: the one asked for, or the one its filters imply; 400 for one no index can serve. */
+export function sortOf(q: ListQuery, filters: Filters, driver: Driver): string {
+  if (driver === 'search') {
+    if (q.orderby !== undefined && q.orderby !== 'id') {
+      throw invalidParameter('orderby', 'search results are listed by id; leave orderby out or use orderby=id');
+    }
+    return 'id';
+  }
+  if (filters.modifiedAfter !== undefined) {
+    if (q.orderby !== undefined && q.orderby !== 'updated_at') {
+      throw invalidParameter('orderby', 'modified_after lists are ordered by updated_at; '
+        + 'use orderby=updated_at (order=asc to sync oldest first)');
+    }
+    return 'updated_at';
+  }
+  return q.orderby ?? 'id';
+}
+
+export interface Shape {
+  resource: ApiResource;
+  filters: Filters;
+  driver: Driver;
+  orderby: string;
+  order: 'asc' | 'desc';
+  /** Keyset position to start after: the sort value and id of the last row seen. */
+  cursor: { value: string | number; id: number } | null;
+  limit: number;
+  offset: number;
+}
+
+/** The page's query: id, data and the sort value of perpage + 1 rows, walking the driver's index. */
+export function pageQuery(dialect: DialectName, s: Shape): RawBuilder<{ id: number; data: string; sort_key: unknown }> {
+  const dir = sql.raw(s.order === 'asc' ? 'ASC' : 'DESC');
+  const op = sql.raw(s.order === 'asc' ? '>' : '<');
+  const { from, keyTable, keyId } = source(dialect, s);
+  const conds = conditions(dialect, s);
+  const sortCol = s.orderby === 'id' ? keyId : sql.ref(`${keyTable}.${s.orderby}`);
+  if (s.cursor) {
+    conds.push(s.orderby === 'id'
+      ? sql`${keyId} ${op} ${s.cursor.id}`
+      : sql`(${sortCol}, ${keyId}) ${op} (${s.cursor.value}, ${s.cursor.id})`);
+  }
+  const where = conds.length ? sql`WHERE ${sql.join(conds, sql` AND `)}` : sql``;
+  const order = s.orderby === 'id' ? sql`${keyId} ${dir}` : sql`${sortCol} ${dir}, ${keyId} ${dir}`;
+  const offset = s.offset > 0 ? sql` OFFSET ${s.offset}` : sql``;
+  return sql`SELECT r.id AS id, r.data AS data, ${sortCol} AS sort_key FROM ${from} ${where}
+    ORDER BY ${order} LIMIT ${s.limit}${offset}`;
+}
+
+/** The same filters with no order, to count at most `limit` matches (the bounded total). */
+export function countQuery(dialect: DialectName, s: Shape, limit: number): RawBuilder<{ n: number }> {
+  const { from } = source(dialect, s);
+  const conds = conditions(dialect, s);
+  const where = conds.length ? sql`WHERE ${sql.join(conds, sql` AND `)}` : sql``;
+  return sql`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${where} LIMIT ${limit}) AS matches`;
+}
+
+/** FROM clause: the record table as `r`, or the driving index's table joined to it. */
+function source(dialect: DialectName, s: Shape) {
+  const table = sql.table(s.resource);
+  const index = INDEXES[s.resource][s.driver === 'search' ? 'none' : s.driver]?.[s.orderby];
+  const hint = (name: string | null | undefined) =>
+    dialect === 'sqlite' && name ? sql` INDEXED BY ${sql.id(name)}` : sql``;
+  if (s.driver === 'trip_id') {
+    return {
+      from: sql`booking_trips AS k${hint(index)} JOIN ${table} AS r ON r.id = k.booking_id`,
+      keyTable: 'k', keyId: sql.ref('k.booking_id'),
+    };
+  }
+  if (s.driver === 'search' && dialect === 'sqlite') {
+    return {
+      from: sql`${sql.table(`${s.resource}_fts`)} AS k JOIN ${table} AS r ON r.id = k.rowid`,
+      keyTable: 'r', keyId: sql.ref('k.rowid'),
+    };
+  }
+  return { from: sql`${table} AS r${hint(index)}`, keyTable: 'r', keyId: sql.ref('r.id') };
+}
+
+function conditions(dialect: DialectName, s: Shape): RawBuilder<unknown>[] {
+  const f = s.filters;
+  const conds: RawBuilder<unknown>[] = [];
+  const key = s.driver === 'trip_id' ? 'k' : 'r';
+  if (s.driver === 'trip_id') conds.push(sql`k.trip_id = ${f.trip_id}`, sql`k.visible = 1`);
+  else if (s.resource === 'bookings') conds.push(sql`r.visible = 1`);
+  if (f.customer_id !== undefined) conds.push(sql`r.customer_id = ${f.customer_id}`);
+  if (f.email !== undefined) conds.push(sql`${sql.ref(s.resource === 'bookings' ? 'r.customer_email' : 'r.email')} = ${f.email}`);
+  if (f.booking_id !== undefined) conds.push(sql`r.booking_id = ${f.booking_id}`);
+  if (f.trip_id !== undefined && s.driver !== 'trip_id') {
+    conds.push(sql`EXISTS (SELECT 1 FROM booking_trips t WHERE t.booking_id = r.id AND t.trip_id = ${f.trip_id})`);
+  }
+  if (f.status !== undefined) conds.push(sql`r.status = ${f.status}`);
+  if (f.modifiedAfter !== undefined) conds.push(sql`${sql.ref(`${key}.updated_at`)} > ${f.modifiedAfter}`);
+  if (f.search !== undefined) conds.push(searchMatch(dialect, s));
+  return conds;
+}
+
+/** The search condition: the driving MATCH, or a per-row check when another index drives. */
+function searchMatch(dialect: DialectName, s: Shape): RawBuilder<unknown> {
+  const needle = s.filters.search!;
+  if (dialect === 'sqlite') {
+    const phrase = `"${needle.replace(/"/g, '""')}"`;
+    const fts = sql.table(`${s.resource}_fts`);
+    return s.driver === 'search'
+      ? sql`k.search_text MATCH ${phrase}`
+      : sql`EXISTS (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ${phrase} AND rowid = r.id)`;
+  }
+  return sql`r.search_text LIKE ${`%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`;
+}
