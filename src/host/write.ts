@@ -4,19 +4,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { badRequest, invalidParameter } from '../errors.js';
-import { isDeepStrictEqual } from 'node:util';
 import { dialectOf } from '../store/dialect.js';
 import type { Database } from '../store/tables.js';
-import {
-  iso,
-  normalizeBooking,
-  normalizeCustomer,
-  normalizeEnquiry,
-  normalizePayment,
-  normalizeReview,
-  normalizeTrip,
-  type StoredRecords,
-} from '../records/normalize.js';
+import { iso, type StoredRecords } from '../records/normalize.js';
+import { storedFor } from './draft.js';
 import { presentOne } from '../records/present.js';
 import { readStored, writeStored, deleteStored } from '../records/rows.js';
 import {
@@ -54,7 +45,7 @@ export async function putRecord<R extends Resource>(
 ): Promise<PutResult<R>> {
   const idProblem = hostIdProblem(id);
   if (idProblem) throw invalidParameter('id', idProblem);
-  const input = validateInput(resource, body);
+  const input = validateInput(resource, body, id);
   const { result, changes } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
     await lockNames(trx, writeLockNames(resource, id, input));
     const changes: RecordChange[] = [];
@@ -145,55 +136,15 @@ async function upsert<R extends Resource>(
     if (from !== (input as InputRecords['payments']).booking_id) await lockNames(trx, [`bookings:${from}`]);
   }
   const now = iso(core.clock.now());
-  let draft: Record<string, unknown>;
-  switch (resource) {
-    case 'trips': draft = normalizeTrip(id, input as InputRecords['trips']); break;
-    case 'customers': draft = normalizeCustomer(id, input as InputRecords['customers']); break;
-    case 'bookings': {
-      const b = input as InputRecords['bookings'];
-      const customerId = b.customer ? await resolveEmbeddedCustomer(trx, core, b.customer, changes) : null;
-      draft = normalizeBooking(id, b, customerId);
-      break;
-    }
-    case 'payments': draft = normalizePayment(id, input as InputRecords['payments']); break;
-    case 'enquiries': draft = normalizeEnquiry(id, input as InputRecords['enquiries']); break;
-    case 'reviews': draft = normalizeReview(id, input as InputRecords['reviews']); break;
-    default: throw new Error(`unknown resource ${resource as string}`);
-  }
-  const timed = withTimes(
-    resource,
-    draft,
-    input as { created_at?: string; updated_at?: string },
-    previous as Record<string, unknown> | null,
-    now,
-  );
-  const next = timed as unknown as StoredRecords[R];
-  const changed = previous === null || !isDeepStrictEqual(previous, next);
+  const customerId = resource === 'bookings' && (input as InputRecords['bookings']).customer
+    ? await resolveEmbeddedCustomer(trx, core, (input as InputRecords['bookings']).customer!, changes)
+    : null;
+  const { next, changed } = storedFor(resource, id, input, previous, now, customerId);
   const before = previous ? await presentOne(trx, resource, previous) : null;
   if (changed) await writeStored(trx, resource, next, previous);
   const record = changed ? await presentOne(trx, resource, next) : (before as PublicRecords[R]);
   if (changed) changes.push({ resource, id, before, after: record });
   return { created: previous === null, changed, record };
-}
-
-/**
- * created_at: the host's value, else the stored one, else now. updated_at: the host's value, else unchanged when
- * nothing else changed (so repeating a PUT is a no-op), else now. Enquiries and reviews have only created_at.
- */
-function withTimes(
-  resource: Resource,
-  draft: Record<string, unknown>,
-  input: { created_at?: string; updated_at?: string },
-  previous: Record<string, unknown> | null,
-  now: string,
-): Record<string, unknown> {
-  const createdAt = input.created_at ? iso(input.created_at) : ((previous?.created_at as string | undefined) ?? now);
-  if (resource === 'enquiries' || resource === 'reviews') return { ...draft, created_at: createdAt };
-  if (input.updated_at) return { ...draft, created_at: createdAt, updated_at: iso(input.updated_at) };
-  const unchanged =
-    previous !== null &&
-    isDeepStrictEqual({ ...draft, created_at: createdAt, updated_at: previous.updated_at }, previous);
-  return { ...draft, created_at: createdAt, updated_at: unchanged ? (previous.updated_at as string) : now };
 }
 
 /**

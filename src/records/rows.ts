@@ -1,7 +1,7 @@
 // Maps stored records to table rows (indexed columns + the JSON document) and back, and reads/writes one record.
 // Repositories are plain functions taking `db` or a transaction first; the caller owns the unit of work.
 import type { Kysely } from 'kysely';
-import { indexSearchText, searchText, type Searchable } from '../store/dialect.js';
+import { dialectOf, indexSearchText, searchText, type Searchable } from '../store/dialect.js';
 import type { Database } from '../store/tables.js';
 import { isLegacyEngine, type StoredRecords } from './normalize.js';
 import type { Resource } from './schemas.js';
@@ -10,7 +10,7 @@ type Db = Kysely<Database>;
 /** Record tables share the columns id and data; queries that take the table name as a value use this view. */
 const anyTable = (db: Db) => db as unknown as Kysely<any>;
 
-function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): Record<string, unknown> {
+export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): Record<string, unknown> {
   const data = JSON.stringify(rec);
   switch (resource) {
     case 'trips': {
@@ -67,6 +67,14 @@ function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): Record<
 }
 
 /**
+ * The row as the table keeps it. SQLite's search index (FTS5, contentless) holds the search text itself, so the
+ * column stays empty there instead of storing it twice; PostgreSQL's pg_trgm index is built on the column.
+ */
+export function storedRow(db: Db, row: Record<string, unknown>): Record<string, unknown> {
+  return 'search_text' in row && dialectOf(db) === 'sqlite' ? { ...row, search_text: '' } : row;
+}
+
+/**
  * The maintained totals a row counts towards (record_counts): the resource's public total and, where the API filters
  * by status, the total of its status ("bookings?status=booked"). Legacy bookings count towards none.
  */
@@ -109,10 +117,10 @@ export async function writeStored<R extends Resource>(
   const row = rowFor(resource, rec);
   const prevRow = previous ? rowFor(resource, previous) : null;
   if (previous) {
-    const { id: _id, ...rest } = row;
+    const { id: _id, ...rest } = storedRow(db, row);
     await anyTable(db).updateTable(resource as string).set(rest).where('id', '=', rec.id).execute();
   } else {
-    await anyTable(db).insertInto(resource as string).values(row).execute();
+    await anyTable(db).insertInto(resource as string).values(storedRow(db, row)).execute();
   }
   if ('search_text' in row && row.search_text !== prevRow?.search_text) {
     await indexSearchText(db, resource as Searchable, rec.id, row.search_text as string);

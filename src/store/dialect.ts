@@ -1,5 +1,5 @@
 // The few places where SQLite and PostgreSQL differ, in one file.
-import { sql, SqliteAdapter, type Kysely, type RawBuilder } from 'kysely';
+import { sql, SqliteAdapter, type Kysely } from 'kysely';
 import type { DialectName } from './db.js';
 
 export function dialectOf(db: Kysely<any>): DialectName {
@@ -26,18 +26,4 @@ export async function indexSearchText(db: Kysely<any>, table: Searchable, id: nu
   const fts = sql.table(`${table}_fts`);
   await sql`DELETE FROM ${fts} WHERE rowid = ${id}`.execute(db);
   if (text !== null) await sql`INSERT INTO ${fts} (rowid, search_text) VALUES (${id}, ${text})`.execute(db);
-}
-
-/**
- * A condition "this row's search text contains term" served by the index: FTS5 trigram MATCH on SQLite, ILIKE on
- * a pg_trgm GIN index on PostgreSQL. Both match case-insensitive substrings of at least 3 characters.
- */
-export function searchCondition(dialect: DialectName, table: Searchable, term: string): RawBuilder<boolean> {
-  const needle = term.toLowerCase();
-  if (dialect === 'sqlite') {
-    const phrase = `"${needle.replace(/"/g, '""')}"`;
-    return sql<boolean>`${sql.ref(`${table}.id`)} IN (SELECT rowid FROM ${sql.table(`${table}_fts`)} WHERE search_text MATCH ${phrase})`;
-  }
-  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<boolean>`${sql.ref(`${table}.search_text`)} LIKE ${pattern}`;
 }

@@ -4,7 +4,7 @@
 // page, `after` cursor and `page`. On PostgreSQL the planner is told to avoid sorts, sequential and bitmap scans, so a
 // Sort or Seq Scan in the plan means no index can serve the shape (at a million rows it would sort the matches).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { DIALECTS } from '../helpers/db.js';
 import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
@@ -74,10 +74,8 @@ describe.each(DIALECTS)('list query plans on %s', (dialect) => {
       if (!bitmaps) await sql`SET LOCAL enable_bitmapscan = off`.execute(trx);
       await sql`SET LOCAL enable_hashjoin = off`.execute(trx);
       await sql`SET LOCAL enable_material = off`.execute(trx);
-      const { rows } = await trx.executeQuery<{ 'QUERY PLAN': string }>({
-        sql: `EXPLAIN ${query.sql}`, parameters: query.parameters, query: { kind: 'RawNode' } as never,
-      });
-      return rows.map((r) => r['QUERY PLAN']);
+      const { rows } = await trx.executeQuery(CompiledQuery.raw(`EXPLAIN ${query.sql}`, [...query.parameters]));
+      return (rows as Array<{ 'QUERY PLAN': string }>).map((r) => r['QUERY PLAN']);
     });
   }
 
