@@ -2,15 +2,16 @@
 // putRecord gives line by line (write.ts), in a few statements per batch instead of about ten per line. It reads
 // what the batch replaces with one query per resource, decides every line in memory (draft.ts), then writes each
 // table with multi-row upserts and the totals as one delta each. No events: an import loads history silently.
-import { sql, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
 import { iso, type StoredRecords } from '../records/normalize.js';
-import { bumpCount, countKeys, rowFor, storedRow, tripLinks } from '../records/rows.js';
-import { ASSIGNED_ID_MIN, type InputRecords, type Resource } from '../records/schemas.js';
+import { bumpCountQuery, countKeys, rowFor, storedRow, tripLinks } from '../records/rows.js';
+import { affectedApiResources, ASSIGNED_ID_MIN, type InputRecords, type Resource } from '../records/schemas.js';
 import { hostIdProblem } from '../records/validate.js';
 import { dialectOf, SEARCHABLE } from '../store/dialect.js';
 import { lockNames } from '../store/locks.js';
+import type { SqliteWriter } from '../store/sqlite-writer.js';
 import type { Database } from '../store/tables.js';
 import { storedFor } from './draft.js';
 import { retryOnConflict, writeLockNames } from './locks.js';
@@ -42,27 +43,78 @@ export async function putBatch(
   items: BulkItem[],
   inTransaction?: (trx: Db) => Promise<void>,
 ): Promise<BulkOutcome[]> {
-  return retryOnConflict(() => core.db.transaction().execute(async (trx) => {
+  const { outcomes, resources } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
     await lockNames(trx, items.flatMap((item) => writeLockNames(item.resource, item.id, item.input)));
-    const batch = new Batch(trx, iso(core.clock.now()));
-    await batch.load(items);
-    const outcomes: BulkOutcome[] = [];
-    for (const item of items) outcomes.push(await batch.put(item.resource, item.id, item.input));
-    await batch.flush();
+    const batch = new Batch(trx, iso(core.clock.now()), null);
+    const outcomes = await batch.decide(items);
+    for (const query of batch.statements()) await trx.executeQuery(query);
     await inTransaction?.(trx);
-    return outcomes;
+    return { outcomes, resources: batch.resources() };
   }));
+  announce(core, resources);
+  return outcomes;
+}
+
+function announce(core: Core, resources: Resource[]): void {
+  if (resources.length) core.bus.emit('records.changed', [...new Set([...resources, ...affectedApiResources(resources)])]);
+}
+
+/**
+ * SQLite's import pipeline: the main thread reads, decides and compiles batch N + 1 while the writer thread
+ * (src/store/sqlite-writer.ts) commits batch N, so parsing and SQLite's work run on two cores. A batch is sent only
+ * after the one before it committed (a failed batch must stop the import before anything after it is written), and
+ * is decided against the batch still in flight (its records as they will be), not only against what is committed.
+ */
+export class SqlitePipeline {
+  private inflight: Batch | null = null;
+
+  constructor(private readonly core: Core, private readonly writer: SqliteWriter) {}
+
+  /** Reads and decides a batch (nothing written yet). */
+  async prepare(items: BulkItem[]): Promise<{ batch: Batch; outcomes: BulkOutcome[] }> {
+    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight);
+    return { batch, outcomes: await batch.decide(items) };
+  }
+
+  /** Commits a prepared batch and `extra` statements in one transaction on the writer thread. */
+  async commit(batch: Batch, extra: CompiledQuery[]): Promise<void> {
+    this.inflight = batch;
+    const steps = [...batch.statements(), ...extra].map((q) => ({ sql: q.sql, parameters: q.parameters }));
+    await this.writer.transaction(steps);
+    announce(this.core, batch.resources());
+  }
 }
 
 class Batch {
   /** What each touched record is now, as this batch goes (null: absent). */
-  private current = new Map<Resource, Map<number, Stored | null>>();
+  readonly current = new Map<Resource, Map<number, Stored | null>>();
   /** What it was when the batch began: the write's "before" for the search index, trip links and totals. */
   private original = new Map<Resource, Map<number, Stored | null>>();
   private written = new Map<Resource, Set<number>>();
-  private nextAssigned: number | null = null;
+  nextAssigned: number | null;
 
-  constructor(private readonly trx: Db, private readonly now: string) {}
+  constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null) {
+    this.nextAssigned = inflight?.nextAssigned ?? null;
+  }
+
+  /** Decides every item in order: what it stores and whether it is new or changed. */
+  async decide(items: BulkItem[]): Promise<BulkOutcome[]> {
+    await this.load(items);
+    const outcomes: BulkOutcome[] = [];
+    for (const item of items) outcomes.push(await this.put(item.resource, item.id, item.input));
+    this.inflight = null; // decided: let the batch before this one go
+    return outcomes;
+  }
+
+  resources(): Resource[] {
+    return [...this.written.keys()];
+  }
+
+  /** A record as the batch in flight leaves it, if it touched it (undefined: it did not). */
+  private inFlight(resource: Resource, id: number): Stored | null | undefined {
+    const m = this.inflight?.current.get(resource);
+    return m?.has(id) ? m.get(id)! : undefined;
+  }
 
   private table<T>(maps: Map<Resource, Map<number, T>>, resource: Resource): Map<number, T> {
     let m = maps.get(resource);
@@ -71,7 +123,7 @@ class Batch {
   }
 
   /** Reads every record the batch names (and the customers its bookings name by id) in one query per table. */
-  async load(items: BulkItem[]): Promise<void> {
+  private async load(items: BulkItem[]): Promise<void> {
     const wanted = new Map<Resource, Set<number>>();
     const want = (resource: Resource, id: number) => {
       let set = wanted.get(resource);
@@ -92,11 +144,15 @@ class Batch {
           .where('id', 'in', part).execute() as Array<{ id: number; data: string }>;
         for (const row of rows) current.set(Number(row.id), JSON.parse(row.data) as Stored);
       }
+      for (const id of ids) {
+        const flying = this.inFlight(resource, id);
+        if (flying !== undefined) current.set(id, flying);
+      }
       for (const [id, rec] of current) original.set(id, rec);
     }
   }
 
-  async put(resource: Resource, id: number, input: InputRecords[Resource]): Promise<BulkOutcome> {
+  private async put(resource: Resource, id: number, input: InputRecords[Resource]): Promise<BulkOutcome> {
     const current = this.table(this.current, resource);
     const previous = current.has(id) ? current.get(id)! : await this.read(resource, id);
     const booking = resource === 'bookings' ? (input as InputRecords['bookings']) : null;
@@ -115,7 +171,8 @@ class Batch {
   private async read(resource: Resource, id: number): Promise<Stored | null> {
     const row = await (this.trx as unknown as Kysely<any>).selectFrom(resource).select('data')
       .where('id', '=', id).executeTakeFirst() as { data: string } | undefined;
-    const rec = row ? (JSON.parse(row.data) as Stored) : null;
+    const flying = this.inFlight(resource, id);
+    const rec = flying !== undefined ? flying : row ? (JSON.parse(row.data) as Stored) : null;
     this.table(this.current, resource).set(id, rec);
     this.table(this.original, resource).set(id, rec);
     return rec;
@@ -138,7 +195,8 @@ class Batch {
     }
     const email = c.email.toLowerCase();
     let found: number | null = null;
-    for (const [id, rec] of customers) {
+    const inBatch = [...customers, ...(this.inflight?.current.get('customers') ?? [])];
+    for (const [id, rec] of inBatch) {
       if (rec && (rec as StoredRecords['customers']).email.toLowerCase() === email && (found === null || id < found)) {
         found = id;
       }
@@ -147,7 +205,8 @@ class Batch {
       .where('email', '=', email).orderBy('id').limit(1).executeTakeFirst();
     // A customer this batch already changed is judged by its new e-mail (above), not the stored one.
     const storedId = stored ? Number(stored.id) : null;
-    if (storedId !== null && !customers.has(storedId) && (found === null || storedId < found)) found = storedId;
+    const judged = storedId !== null && (customers.has(storedId) || this.inFlight('customers', storedId) !== undefined);
+    if (storedId !== null && !judged && (found === null || storedId < found)) found = storedId;
     if (found !== null) return found;
     const id = await this.assignId();
     await this.put('customers', id, fields);
@@ -167,9 +226,10 @@ class Batch {
     return this.nextAssigned++;
   }
 
-  /** Writes what changed: rows, search index, trip links, totals. */
-  async flush(): Promise<void> {
+  /** The statements that write what changed: rows, search index, trip links, totals (compiled, not run). */
+  statements(): CompiledQuery[] {
     const db = this.trx as unknown as Kysely<any>;
+    const out: CompiledQuery[] = [];
     const sqlite = dialectOf(this.trx) === 'sqlite';
     const deltas = new Map<string, number>();
     for (const [resource, ids] of this.written) {
@@ -198,22 +258,25 @@ class Batch {
       }
       const columns = Object.keys(rows[0]).filter((c) => c !== 'id');
       for (const part of chunks(rows)) {
-        await db.insertInto(resource).values(part).onConflict((oc) => oc.column('id')
-          .doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql`excluded.${sql.ref(c)}`])))).execute();
+        out.push(db.insertInto(resource).values(part).onConflict((oc) => oc.column('id')
+          .doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql`excluded.${sql.ref(c)}`])))).compile());
       }
       if (sqlite && (SEARCHABLE as readonly string[]).includes(resource)) {
         const fts = sql.table(`${resource}_fts`);
         for (const part of chunks(search.filter((s) => s.replaces).map((s) => s.id))) {
-          await sql`DELETE FROM ${fts} WHERE rowid IN (${sql.join(part)})`.execute(db);
+          out.push(sql`DELETE FROM ${fts} WHERE rowid IN (${sql.join(part)})`.compile(db));
         }
         for (const part of chunks(search)) {
           const values = sql.join(part.map((s) => sql`(${s.id}, ${s.text})`));
-          await sql`INSERT INTO ${fts} (rowid, search_text) VALUES ${values}`.execute(db);
+          out.push(sql`INSERT INTO ${fts} (rowid, search_text) VALUES ${values}`.compile(db));
         }
       }
-      for (const part of chunks(links.replaced)) await db.deleteFrom('booking_trips').where('booking_id', 'in', part).execute();
-      for (const part of chunks(links.next)) await db.insertInto('booking_trips').values(part).execute();
+      for (const part of chunks(links.replaced)) {
+        out.push(db.deleteFrom('booking_trips').where('booking_id', 'in', part).compile());
+      }
+      for (const part of chunks(links.next)) out.push(db.insertInto('booking_trips').values(part).compile());
     }
-    for (const [key, delta] of deltas) if (delta !== 0) await bumpCount(this.trx, key, delta);
+    for (const [key, delta] of deltas) if (delta !== 0) out.push(bumpCountQuery(this.trx, key, delta));
+    return out;
   }
 }

@@ -6,14 +6,14 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { AppError, badRequest } from '../errors.js';
 import { iso } from '../records/normalize.js';
 import type { InputRecords, Resource } from '../records/schemas.js';
 import { hostIdProblem, validateInput } from '../records/validate.js';
 import type { Database } from '../store/tables.js';
-import { putBatch } from './bulk.js';
+import { putBatch, SqlitePipeline } from './bulk.js';
 
 /** Line types, singular or plural, and the resource each one writes. */
 export const IMPORT_TYPES: Readonly<Record<string, Resource>> = Object.freeze({
@@ -137,9 +137,13 @@ async function committedLine(core: Core, key: string): Promise<number> {
 }
 
 async function recordProgress(trx: Kysely<Database>, key: string, line: number, now: string): Promise<void> {
-  await trx.insertInto('import_progress').values({ file_key: key, line, updated_at: now })
+  await trx.executeQuery(progressQuery(trx, key, line, now));
+}
+
+function progressQuery(db: Kysely<Database>, key: string, line: number, now: string): CompiledQuery {
+  return db.insertInto('import_progress').values({ file_key: key, line, updated_at: now })
     .onConflict((oc) => oc.column('file_key').doUpdateSet({ line, updated_at: now }))
-    .execute();
+    .compile();
 }
 
 export async function importFile(core: Core, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
@@ -150,6 +154,12 @@ export async function importFile(core: Core, path: string, options: ImportOption
     file: resolve(path), resumedAfter, lines: 0, created: 0, changed: 0, unchanged: 0, skipped: 0, errors: [],
   };
 
+  // SQLite with a writer thread: batch N + 1 is read and decided here while the thread commits batch N.
+  // (Set up before the file is opened: readline starts reading at once, and lines read before the loop are lost.)
+  const pipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer) : null;
+  let inFlight: Promise<void> | null = null;
+  const pragma = { sql: `PRAGMA cache_size = -${IMPORT_CACHE_KIB}`, parameters: [] };
+  if (pipeline) await core.store.writer!.transaction([pragma]);
   const sqlite = core.store.sqlite;
   const cacheBefore = sqlite?.pragma('cache_size', { simple: true });
   sqlite?.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
@@ -157,8 +167,7 @@ export async function importFile(core: Core, path: string, options: ImportOption
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
   let batch: Array<ImportItem & { line: number }> = [];
   let lineNo = 0;
-  let linesThisRun = 0;
-  let committedThrough = resumedAfter;
+  let submittedThrough = resumedAfter;
 
   const skip = (line: number, message: string) => {
     summary.skipped++;
@@ -166,36 +175,55 @@ export async function importFile(core: Core, path: string, options: ImportOption
     options.onBadLine?.(line, message);
   };
 
-  // Commits the batch and the progress marker (up to `throughLine`, which covers skipped lines too) together.
-  const flush = async (throughLine: number) => {
-    let outcomes: Array<{ created: boolean; changed: boolean }> = [];
-    try {
-      outcomes = await putBatch(core, batch, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())));
-    } catch (err) {
-      const first = batch[0]?.line ?? throughLine;
-      throw new AppError(
-        500,
-        'import_batch_failed',
-        'Import failed',
-        `lines ${first}–${throughLine} could not be written (${(err as Error).message}); ` +
-          `nothing from them was saved. Re-run the same command to continue from line ${first}.`,
-      );
-    }
+  const linesOf = (items: Array<{ line: number }>, throughLine: number) => items[0]?.line ?? throughLine;
+  const failed = (first: number, throughLine: number, err: unknown) => new AppError(
+    500,
+    'import_batch_failed',
+    'Import failed',
+    `lines ${first}–${throughLine} could not be written (${(err as Error).message}); ` +
+      `nothing from them was saved. Re-run the same command to continue from line ${first}.`,
+  );
+  const committed = (outcomes: Array<{ created: boolean; changed: boolean }>, throughLine: number) => {
     for (const o of outcomes) {
       if (o.created) summary.created++;
       else if (o.changed) summary.changed++;
       else summary.unchanged++;
     }
+    options.onProgress?.({ lines: throughLine - resumedAfter, bytes: stream.bytesRead, totalBytes: size });
+  };
+
+
+  // Commits the batch and the progress marker (up to `throughLine`, which covers skipped lines too) together.
+  const flush = async (throughLine: number) => {
+    const items = batch;
     batch = [];
-    committedThrough = throughLine;
-    options.onProgress?.({ lines: linesThisRun, bytes: stream.bytesRead, totalBytes: size });
+    submittedThrough = throughLine;
+    const first = linesOf(items, throughLine);
+    if (pipeline) {
+      const { batch: decided, outcomes } = await pipeline.prepare(items).catch((err) => {
+        throw failed(first, throughLine, err);
+      });
+      await inFlight;
+      const marker = progressQuery(core.db, key, throughLine, iso(core.clock.now()));
+      inFlight = pipeline.commit(decided, [marker]).then(
+        () => committed(outcomes, throughLine),
+        (err) => { throw failed(first, throughLine, err); },
+      );
+      return;
+    }
+    let outcomes: Array<{ created: boolean; changed: boolean }>;
+    try {
+      outcomes = await putBatch(core, items, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())));
+    } catch (err) {
+      throw failed(first, throughLine, err);
+    }
+    committed(outcomes, throughLine);
   };
 
   try {
     for await (const text of reader) {
       lineNo++;
       if (lineNo <= resumedAfter) continue;
-      linesThisRun++;
       if (text.trim() === '') continue;
       try {
         batch.push({ ...parseImportLine(text), line: lineNo });
@@ -207,8 +235,10 @@ export async function importFile(core: Core, path: string, options: ImportOption
     }
     summary.lines = lineNo;
     // The final flush also records progress for trailing skipped/blank lines, so a re-run has nothing left to do.
-    if (lineNo > committedThrough) await flush(lineNo);
+    if (lineNo > submittedThrough) await flush(lineNo);
+    await inFlight;
   } finally {
+    await (inFlight as Promise<void> | null)?.catch(() => undefined); // settled before the file is let go
     reader.close();
     stream.destroy();
     if (sqlite?.open) sqlite.pragma(`cache_size = ${String(cacheBefore)}`);

@@ -1,6 +1,6 @@
 // Maps stored records to table rows (indexed columns + the JSON document) and back, and reads/writes one record.
 // Repositories are plain functions taking `db` or a transaction first; the caller owns the unit of work.
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { dialectOf, indexSearchText, searchText, type Searchable } from '../store/dialect.js';
 import type { Database } from '../store/tables.js';
 import { isLegacyEngine, type StoredRecords } from './normalize.js';
@@ -100,11 +100,15 @@ async function bumpCounts(db: Db, resource: Resource, row: Record<string, unknow
   for (const [key, delta] of deltas) if (delta !== 0) await bumpCount(db, key, delta);
 }
 
-export async function bumpCount(db: Db, key: string, delta: number): Promise<void> {
-  // One upsert: an UPDATE-else-INSERT lets two first writers of a resource both INSERT (a unique violation).
-  await db.insertInto('record_counts').values({ resource: key, total: delta })
+async function bumpCount(db: Db, key: string, delta: number): Promise<void> {
+  await db.executeQuery(bumpCountQuery(db, key, delta));
+}
+
+/** Adds delta to a maintained total: one upsert (UPDATE-else-INSERT lets two first writers both INSERT). */
+export function bumpCountQuery(db: Db, key: string, delta: number): CompiledQuery {
+  return db.insertInto('record_counts').values({ resource: key, total: delta })
     .onConflict((oc) => oc.column('resource').doUpdateSet((eb) => ({ total: eb('record_counts.total', '+', delta) })))
-    .execute();
+    .compile();
 }
 
 /** Inserts or replaces one record, keeping the search index, the trip links and the public count in step. */
