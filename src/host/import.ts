@@ -25,9 +25,13 @@ export const IMPORT_TYPES: Readonly<Record<string, Resource>> = Object.freeze({
   review: 'reviews', reviews: 'reviews',
 });
 
-export const DEFAULT_BATCH_SIZE = 2000;
+/**
+ * Lines per transaction. PostgreSQL's batches take an advisory lock per record they touch (src/host/locks.ts), and
+ * its shared lock table holds about 6,400 by default: 500 lines take at most 1,500.
+ */
+export const DEFAULT_BATCH_SIZE = { sqlite: 2000, postgres: 500 } as const;
 /** SQLite page cache while importing (KiB): a million rows' index pages stay in memory between batches. */
-const IMPORT_CACHE_KIB = 65_536;
+const IMPORT_CACHE_KIB = 49_152;
 const MAX_REPORTED_ERRORS = 1000;
 
 export interface ImportOptions {
@@ -147,7 +151,7 @@ function progressQuery(db: Kysely<Database>, key: string, line: number, now: str
 }
 
 export async function importFile(core: Core, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE[core.store.dialect];
   const { key, size } = await importFileKey(path);
   const resumedAfter = options.restart ? 0 : await committedLine(core, key);
   const summary: ImportSummary = {
@@ -160,7 +164,7 @@ export async function importFile(core: Core, path: string, options: ImportOption
   let inFlight: Promise<void> | null = null;
   const pragma = { sql: `PRAGMA cache_size = -${IMPORT_CACHE_KIB}`, parameters: [] };
   if (pipeline) await core.store.writer!.transaction([pragma]);
-  const sqlite = core.store.sqlite;
+  const sqlite = pipeline ? undefined : core.store.sqlite; // with the writer thread, only its cache matters
   const cacheBefore = sqlite?.pragma('cache_size', { simple: true });
   sqlite?.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
   const stream = createReadStream(summary.file);

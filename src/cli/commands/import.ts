@@ -1,14 +1,34 @@
+import { access, constants } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
 import { DEFAULT_BATCH_SIZE, importFile, importFileKey } from '../../host/import.js';
 import { output, withWaypost } from '../context.js';
+import { CliError } from '../fail.js';
 import { progress } from '../progress.js';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
+/** Stops, in words, when the file is not there or not readable (rather than a bare ENOENT). */
+async function checkReadable(file: string): Promise<void> {
+  const path = resolve(file);
+  try {
+    await access(path, constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new CliError('file_not_found', `cannot import ${path}: there is no such file (check the path)`);
+    }
+    if (code === 'EACCES' || code === 'EPERM') {
+      throw new CliError('file_unreadable', `cannot import ${path}: permission denied (the file is not readable)`);
+    }
+    throw new CliError('file_unreadable', `cannot import ${path}: ${(err as Error).message}`);
+  }
+}
+
 function positiveInt(value: string): number {
-  if (!/^[1-9]\d{0,5}$/.test(value)) throw new InvalidArgumentError('expected a whole number from 1 to 999999');
+  if (!/^[1-9]\d{0,5}$/.test(value)) throw new InvalidArgumentError('Give a whole number from 1 to 999999.');
   return Number(value);
 }
 
@@ -17,10 +37,12 @@ export function registerImport(program: Command): void {
     .description('Load existing data from an NDJSON file ({"type":"booking","id":1,"data":{…}} per line) without firing events')
     .argument('<file>', 'the .ndjson file')
     .option('--restart', 'ignore the progress of an earlier run of this file and start from line 1')
-    .option('--batch-size <n>', 'lines per transaction', positiveInt, DEFAULT_BATCH_SIZE)
+    .option('--batch-size <n>', `lines per transaction (default ${DEFAULT_BATCH_SIZE.sqlite} on SQLite, `
+      + `${DEFAULT_BATCH_SIZE.postgres} on PostgreSQL)`, positiveInt)
     .option('--json', 'machine-readable summary on stdout')
-    .action(async (file: string, opts: { restart?: boolean; batchSize: number; json?: boolean }) => {
+    .action(async (file: string, opts: { restart?: boolean; batchSize?: number; json?: boolean }) => {
       loadConfig(); // configuration errors first (exit 2), then a missing file (exit 1) before the database is opened
+      await checkReadable(file);
       const { size } = await importFileKey(file);
       const summary = await withWaypost(async (wp) => {
         const bar = progress('importing', size, { unit: 'lines' });
