@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { CompiledQuery, Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { AppError, badRequest } from '../errors.js';
 import { iso } from '../records/normalize.js';
@@ -241,6 +241,11 @@ export async function importFile(core: Core, path: string, options: ImportOption
     // The final flush also records progress for trailing skipped/blank lines, so a re-run has nothing left to do.
     if (lineNo > submittedThrough) await flush(lineNo);
     await inFlight;
+    // PostgreSQL plans from table statistics: after a bulk load they are stale until autovacuum comes by, and a
+    // planner that thinks a table is empty sorts a million rows. SQLite's lists name their index (list-plan.ts).
+    if (core.store.dialect === 'postgres' && summary.created + summary.changed > 0) {
+      await sql`ANALYZE trips, customers, bookings, booking_trips, payments, enquiries, reviews`.execute(core.db);
+    }
   } finally {
     await (inFlight as Promise<void> | null)?.catch(() => undefined); // settled before the file is let go
     reader.close();
