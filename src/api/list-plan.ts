@@ -121,12 +121,18 @@ export function pageQuery(dialect: DialectName, s: Shape): RawBuilder<{ id: numb
     ORDER BY ${order} LIMIT ${s.limit}${offset}`;
 }
 
-/** The same filters with no order, to count at most `limit` matches (the bounded total). */
-export function countQuery(dialect: DialectName, s: Shape, limit: number): RawBuilder<{ n: number }> {
+/**
+ * The bounded total: walks at most `limit` entries of the driving index (in no order) and counts those that pass
+ * the other filters. `walked` < `limit` means the walk saw every candidate, so `n` is the exact total; otherwise the
+ * total is unknown (counting it would cost O(matches)).
+ */
+export function countQuery(dialect: DialectName, s: Shape, limit: number): RawBuilder<{ walked: number; n: number }> {
   const { from } = source(dialect, s);
-  const conds = conditions(dialect, s);
-  const where = conds.length ? sql`WHERE ${sql.join(conds, sql` AND `)}` : sql``;
-  return sql`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${where} LIMIT ${limit}) AS matches`;
+  const { index, rest } = splitConditions(dialect, s);
+  const where = index.length ? sql`WHERE ${sql.join(index, sql` AND `)}` : sql``;
+  const match = rest.length ? sql`CASE WHEN ${sql.join(rest, sql` AND `)} THEN 1 ELSE 0 END` : sql`1`;
+  return sql`SELECT count(*) AS walked, coalesce(sum(m), 0) AS n
+    FROM (SELECT ${match} AS m FROM ${from} ${where} LIMIT ${limit}) AS candidates`;
 }
 
 /** FROM clause: the record table as `r`, or the driving index's table joined to it. */
@@ -150,22 +156,37 @@ function source(dialect: DialectName, s: Shape) {
   return { from: sql`${table} AS r${hint(index)}`, keyTable: 'r', keyId: sql.ref('r.id') };
 }
 
+/** All the conditions of a list (the page query checks them all). */
 function conditions(dialect: DialectName, s: Shape): RawBuilder<unknown>[] {
+  const { index, rest } = splitConditions(dialect, s);
+  return [...index, ...rest];
+}
+
+/** The conditions the driving index answers (`index`), and those checked on each row it yields (`rest`). */
+function splitConditions(dialect: DialectName, s: Shape) {
   const f = s.filters;
-  const conds: RawBuilder<unknown>[] = [];
+  const index: RawBuilder<unknown>[] = [];
+  const rest: RawBuilder<unknown>[] = [];
+  const by = (driver: Driver) => (s.driver === driver ? index : rest);
   const key = s.driver === 'trip_id' ? 'k' : 'r';
-  if (s.driver === 'trip_id') conds.push(sql`k.trip_id = ${f.trip_id}`, sql`k.visible = 1`);
-  else if (s.resource === 'bookings') conds.push(sql`r.visible = 1`);
-  if (f.customer_id !== undefined) conds.push(sql`r.customer_id = ${f.customer_id}`);
-  if (f.email !== undefined) conds.push(sql`${sql.ref(s.resource === 'bookings' ? 'r.customer_email' : 'r.email')} = ${f.email}`);
-  if (f.booking_id !== undefined) conds.push(sql`r.booking_id = ${f.booking_id}`);
-  if (f.trip_id !== undefined && s.driver !== 'trip_id') {
-    conds.push(sql`EXISTS (SELECT 1 FROM booking_trips t WHERE t.booking_id = r.id AND t.trip_id = ${f.trip_id})`);
+  if (s.driver === 'trip_id') index.push(sql`k.trip_id = ${f.trip_id}`, sql`k.visible = 1`);
+  else if (s.resource === 'bookings') (s.driver === 'search' ? rest : index).push(sql`r.visible = 1`);
+  if (f.customer_id !== undefined) by('customer_id').push(sql`r.customer_id = ${f.customer_id}`);
+  if (f.email !== undefined) {
+    by('email').push(sql`${sql.ref(s.resource === 'bookings' ? 'r.customer_email' : 'r.email')} = ${f.email}`);
   }
-  if (f.status !== undefined) conds.push(sql`r.status = ${f.status}`);
-  if (f.modifiedAfter !== undefined) conds.push(sql`${sql.ref(`${key}.updated_at`)} > ${f.modifiedAfter}`);
-  if (f.search !== undefined) conds.push(searchMatch(dialect, s));
-  return conds;
+  if (f.booking_id !== undefined) by('booking_id').push(sql`r.booking_id = ${f.booking_id}`);
+  if (f.trip_id !== undefined && s.driver !== 'trip_id') {
+    rest.push(sql`EXISTS (SELECT 1 FROM booking_trips t WHERE t.booking_id = r.id AND t.trip_id = ${f.trip_id})`);
+  }
+  if (f.status !== undefined) by('status').push(sql`r.status = ${f.status}`);
+  if (f.modifiedAfter !== undefined) {
+    // A range of the driving index when it ends in updated_at (the sort modified_after implies).
+    const ranged = s.orderby === 'updated_at' && s.driver !== 'search';
+    (ranged ? index : rest).push(sql`${sql.ref(`${key}.updated_at`)} > ${f.modifiedAfter}`);
+  }
+  if (f.search !== undefined) by('search').push(searchMatch(dialect, s));
+  return { index, rest };
 }
 
 /** The search condition: the driving MATCH, or a per-row check when another index drives. */

@@ -26,7 +26,7 @@ export interface ListPage<R extends ApiResource> {
 
 /** `page` reaches this many rows deep at most (OFFSET walks them); deeper pages answer 400 pointing to `after`. */
 export const MAX_OFFSET = 10_000;
-/** Filtered totals are counted up to this many matches (a bounded walk of the driving index), else left out. */
+/** Filtered totals are counted when the narrowest filter leaves at most this many records, else left out. */
 export const COUNTED_MATCHES = 1_000;
 
 /** The API's reads on this Core: prepared statements on SQLite (src/api/read.ts). */
@@ -48,9 +48,8 @@ async function totalOf(core: Core, shape: Shape): Promise<number | null> {
     return Number(row?.total ?? 0);
   }
   const query = countQuery(core.store.dialect, shape, COUNTED_MATCHES + 1).compile(core.db);
-  const [row] = await readRows<{ n: number }>(core, query);
-  const n = Number(row?.n ?? 0);
-  return n > COUNTED_MATCHES ? null : n;
+  const [row] = await readRows<{ walked: number; n: number }>(core, query);
+  return Number(row?.walked ?? 0) > COUNTED_MATCHES ? null : Number(row?.n ?? 0);
 }
 
 export async function listRecords<R extends ApiResource>(core: Core, resource: R, q: ListQuery): Promise<ListPage<R>> {
