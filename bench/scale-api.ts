@@ -98,14 +98,15 @@ async function ensureImported(dialect: Dialect, size: number, path: string, line
 interface Served { url: string; child: ChildProcess; key: string; secret: string }
 
 async function serve(dialect: Dialect, size: number): Promise<Served> {
-  const env = { DATABASE_URL: urlFor(dialect, size), WAYPOST_CACHE_TTL_S: '0', PORT: String(18000 + (size % 997)) };
+  const port = 18000 + (size % 997) + (dialect === 'sqlite' ? 0 : 1000);
+  const env = { DATABASE_URL: urlFor(dialect, size), WAYPOST_CACHE_TTL_S: '0', PORT: String(port) };
   const created = execFileSync('node', [BIN, 'keys', 'create', '--label', 'bench', '--permissions',
     'bookings.list,bookings.read,customers.list,customers.read,payments.list,payments.read,trips.list,trips.read',
     '--rate-limit', '1000000', '--json'], { env: { ...process.env, ...env } });
   const { key, secret } = JSON.parse(String(created)) as { key: string; secret: string };
   const child = spawn('node', [BIN, 'serve', '--role', 'api'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   const url = `http://127.0.0.1:${env.PORT}/rest/waypost/api/v1`;
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     try {
       const res = await fetch(`${url}/test`, { headers: { 'access-token': key, 'access-secret': secret } });
       if (res.ok) return { url, child, key, secret };

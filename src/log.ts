@@ -163,13 +163,26 @@ export function redactText(text: string): string {
   return out.includes('://') ? out.replace(URL_PASSWORD, `$1:${REDACTED}@`) : out;
 }
 
+/**
+ * Keys pino writes on every line itself. A logged object carrying one would repeat it in the line (`"level":40,…,
+ * "level":"warning"`), which JSON parsers and log shippers resolve differently: it is kept under `logged_<key>`.
+ */
+const PINO_KEYS = ['level', 'time', 'pid', 'hostname', 'msg', 'service'];
+
+function withoutPinoKeys(obj: Record<string, unknown>): Record<string, unknown> {
+  if (!PINO_KEYS.some((k) => Object.hasOwn(obj, k))) return obj;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) out[PINO_KEYS.includes(k) ? `logged_${k}` : k] = v;
+  return out;
+}
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino({
     level,
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     base: { service: 'waypost' },
     serializers: { err: serializeErr, req: serializeReq },
-    formatters: { log: (obj) => redactObject(obj) as Record<string, unknown> },
+    formatters: { log: (obj) => withoutPinoKeys(redactObject(obj) as Record<string, unknown>) },
     hooks: { streamWrite: redactText },
   }, destination as never);
 }

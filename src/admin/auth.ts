@@ -51,6 +51,6 @@ export function adminAuthHook(core: Core) {
       req.admin = { kind: 'session', adminId: session.admin.id, email: session.admin.email };
       return;
     }
-    throw unauthorized('admin_auth_required', 'Sign in to the console, or send "Authorization: Bearer <admin token>" (see `waypost admin token`).');
+    throw unauthorized('admin_auth_required', 'Sign in to the console, or send "Authorization: Bearer <admin token>" (see: npx waypost admin token).');
   };
 }

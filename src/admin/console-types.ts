@@ -12,6 +12,9 @@ export interface DeliveryView {
   webhook_name: string | null;
   event_id: string;
   event_type: string;
+  /** The record the event concerns (e.g. bookings 1042); null for events about no record. */
+  resource: string | null;
+  record_id: number | null;
   status: DeliveryStatus;
   attempts: number;
   last_status: number | null;
@@ -22,6 +25,13 @@ export interface DeliveryView {
   test: boolean;
   created_at: string;
   completed_at: string | null;
+}
+
+/** A webhook the delivery log can be filtered by, deleted ones included (their deliveries stay in the log). */
+export interface LogWebhook {
+  id: string;
+  name: string;
+  deleted: boolean;
 }
 
 export interface AttemptView {

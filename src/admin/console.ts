@@ -27,16 +27,21 @@ export function ensureConsoleBuilt(log: Logger): boolean {
   if (isBuilt()) return true;
   const vite = join(PACKAGE_ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
   if (!existsSync(vite) || !existsSync(join(PACKAGE_ROOT, 'web', 'vite.config.ts'))) {
-    log.warn('the admin console is not built and Vite is not installed: run `npm install` (or `npm run build`) to build web/dist');
+    log.warn('the admin console is not built and Vite is not installed: run "npm install" (or "npm run build") to build web/dist');
     return false;
   }
   process.stderr.write('Building the admin console (first start)…\n');
   const res = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { cwd: PACKAGE_ROOT, stdio: 'inherit' });
   if (res.status !== 0 || !isBuilt()) {
-    log.warn('building the admin console failed: run `npm run build` to see why');
+    log.warn('building the admin console failed: run "npm run build" to see why');
     return false;
   }
   return true;
+}
+
+/** `GET /` (the server root, outside /admin): a person who opens the bare address lands in the console. */
+export async function rootRedirect(app: FastifyInstance): Promise<void> {
+  app.get('/', (_req, reply) => reply.redirect('/admin/', 302));
 }
 
 export async function consoleRoutes(app: FastifyInstance): Promise<void> {

@@ -5,7 +5,7 @@ import { badRequest, unauthorized } from '../errors.js';
 import { verifyCredentials, type Admin } from './accounts.js';
 import { beginLoginAttempt } from './login-limit.js';
 import { createSession, deleteSession, findSession, SESSION_COOKIE, sessionCookieOptions } from './sessions.js';
-import { completeSetup, setupRequired } from './setup.js';
+import { completeSetup, setupStatus } from './setup.js';
 
 const credentialsSchema = {
   type: 'object',
@@ -57,7 +57,11 @@ export async function sessionRoutes(app: FastifyInstance, opts: { core: Core }):
     return reply.code(204).send();
   });
 
-  app.get('/setup', { config: { adminPublic: true } }, async () => ({ setup_required: await setupRequired(core) }));
+  // The setup page asks first, so a used link or an install that has an admin says so before the form is filled.
+  app.get<{ Querystring: { token?: string } }>('/setup', {
+    config: { adminPublic: true },
+    schema: { querystring: { type: 'object', properties: { token: { type: 'string', maxLength: 200 } } } },
+  }, async (req) => setupStatus(core, req.query.token));
 
   app.post<{ Body: Credentials }>('/setup', { config: { adminPublic: true }, schema: { body: credentialsSchema } }, async (req, reply) => {
     const admin = await completeSetup(core, req.body?.token, req.body?.email, req.body?.password);

@@ -30,15 +30,35 @@ export async function setupRequired(core: Core): Promise<boolean> {
   return (await countAdmins(core.db)) === 0;
 }
 
+type Db = Core['db'];
+const storedToken = (db: Db) =>
+  db.selectFrom('settings').select('value').where('name', '=', SETTING).executeTakeFirst();
+
+function tokenMatches(core: Core, token: unknown, row: { value: string } | undefined): boolean {
+  const stored = row ? (JSON.parse(row.value) as { hash: string; expires_at: number }) : null;
+  return typeof token === 'string' && stored !== null && stored.expires_at > core.clock.now()
+    && timingSafeEqual(digest(token), Buffer.from(stored.hash, 'hex'));
+}
+
+/** What the setup page shows before the form is filled: done already, a dead link (when given one), or the form. */
+export async function setupStatus(
+  core: Core,
+  token?: string,
+): Promise<{ setup_required: boolean; token_valid?: boolean }> {
+  const required = await setupRequired(core);
+  if (token === undefined) return { setup_required: required };
+  return { setup_required: required, token_valid: required && tokenMatches(core, token, await storedToken(core.db)) };
+}
+
 /** Creates the first admin if the token is the current one; the token is spent in the same transaction. */
 export async function completeSetup(core: Core, token: unknown, email: unknown, password: unknown): Promise<Admin> {
   return core.db.transaction().execute(async (trx) => {
     if ((await countAdmins(trx)) > 0) throw conflict('setup_done', 'Waypost already has an admin. Sign in instead.');
-    const row = await trx.selectFrom('settings').select('value').where('name', '=', SETTING).executeTakeFirst();
-    const stored = row ? (JSON.parse(row.value) as { hash: string; expires_at: number }) : null;
-    const valid = typeof token === 'string' && stored !== null && stored.expires_at > core.clock.now()
-      && timingSafeEqual(digest(token), Buffer.from(stored.hash, 'hex'));
-    if (!valid) throw forbidden('invalid_setup_token', 'This setup link is invalid or has expired. Restart Waypost for a new one, or run `waypost admin create --email you@example.com`.');
+    const row = await storedToken(trx);
+    if (!tokenMatches(core, token, row)) {
+      throw forbidden('invalid_setup_token', 'This setup link is invalid or has expired. Restart Waypost for a new '
+        + 'one, or create an admin with the command: npx waypost admin create --email you@example.com');
+    }
     // Spending the token first makes a concurrent second use wait on the row lock and then find nothing.
     const spent = await trx.deleteFrom('settings').where('name', '=', SETTING).where('value', '=', row!.value).executeTakeFirst();
     if (Number(spent.numDeletedRows) !== 1) throw forbidden('invalid_setup_token', 'This setup link has already been used.');

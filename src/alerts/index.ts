@@ -25,13 +25,16 @@ export async function sendFailureAlert(core: Core, alert: FailureAlert): Promise
     error: null,
     created_at: new Date(core.clock.now()).toISOString(),
   };
+  // alert_level, not level: pino's own `level` is on every line.
+  const logged = { webhook: alert.webhook.id, delivery: alert.deliveryId, alert_level: alert.level };
   const ctx = { webhookId: alert.webhook.id, webhookName: alert.webhook.name, eventType: alert.eventType, attempt: alert.attempt, level: alert.level };
   if (core.filters.suppressFailureEmail && (await core.filters.suppressFailureEmail(ctx))) {
     row.status = 'suppressed';
   } else if (!core.config.smtpUrl) {
-    core.log.warn({ webhook: alert.webhook.id, delivery: alert.deliveryId, level: alert.level }, `failure alert stored, not e-mailed: SMTP_URL is not set (${subject})`);
+    core.log.warn(logged, `failure alert stored, not e-mailed: SMTP_URL is not set (${subject})`);
   } else if (!recipient) {
-    core.log.warn({ webhook: alert.webhook.id, delivery: alert.deliveryId, level: alert.level }, `failure alert stored, not e-mailed: no alert address (set one in the console, ALERT_EMAIL, or create an admin)`);
+    const why = 'no alert address (set one in the console, ALERT_EMAIL, or create an admin)';
+    core.log.warn(logged, `failure alert stored, not e-mailed: ${why}`);
   } else {
     try {
       await sendMail(core.config, { to: recipient, subject, text: body });

@@ -2,17 +2,22 @@
 // src/admin/routes.ts. The key and secret are returned once, by the create call; lists show a key prefix only.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { apiRoot } from '../config.js';
 import type { Core } from '../core.js';
-import { createApiKey, deleteApiKey, keyPrefix, listApiKeys, setApiKeyActive, type ApiKeyInfo } from './keys.js';
+import { humanValidationError } from '../admin/validation-messages.js';
+import { createApiKey, deleteApiKey, keyPrefix, listApiKeys, setApiKeyActive, updateApiKey, type ApiKeyInfo } from './keys.js';
 import { apiServices } from './install.js';
 import { usageByKey } from './usage.js';
 
-const CreateBody = Type.Object({
-  label: Type.String({ minLength: 1, maxLength: 200 }),
-  permissions: Type.Array(Type.String(), { minItems: 1, maxItems: 8 }),
-  // One type list, not a union: Fastify's coercion would turn 0 into null in a union with null.
-  rate_limit: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 })),
-}, { additionalProperties: false });
+// One type list, not a union: Fastify's coercion would turn 0 into null in a union with null.
+const RateLimit = Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 });
+const Label = Type.String({ minLength: 1, maxLength: 200 });
+const Permissions = Type.Array(Type.String(), { minItems: 1, maxItems: 8 });
+const CreateBody = Type.Object({ label: Label, permissions: Permissions, rate_limit: Type.Optional(RateLimit) },
+  { additionalProperties: false });
+const UpdateBody = Type.Object({
+  label: Type.Optional(Label), permissions: Type.Optional(Permissions), rate_limit: Type.Optional(RateLimit),
+}, { additionalProperties: false, minProperties: 1 });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 /** A key as lists show it: the key shortened, never the secret. */
@@ -20,13 +25,26 @@ const listed = (k: ApiKeyInfo) => ({ ...k, key: keyPrefix(k.key) });
 
 export async function keyAdminRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;
+  app.setSchemaErrorFormatter(humanValidationError);
 
-  app.get('/keys', async () => ({ keys: (await listApiKeys(core)).map(listed) }));
+  // rate_limit: what a key without its own limit gets, and the window both apply to (the edit form says so);
+  // api_url: where the REST API answers, for the ready-to-paste curl line shown with a new key.
+  app.get('/keys', async () => ({
+    keys: (await listApiKeys(core)).map(listed),
+    rate_limit: { default: core.config.rateLimit, window_s: core.config.rateLimitWindowS },
+    api_url: `${core.config.baseUrl}${apiRoot(core.config)}`,
+  }));
 
   app.post('/keys', { schema: { body: CreateBody } }, async (req, reply) => {
     const body = req.body as { label: string; permissions: string[]; rate_limit?: number | null };
     const created = await createApiKey(core, { label: body.label, permissions: body.permissions, rateLimit: body.rate_limit ?? null });
     return reply.code(201).send(created);
+  });
+
+  app.patch('/keys/:id', { schema: { params: IdParams, body: UpdateBody } }, async (req) => {
+    const body = req.body as { label?: string; permissions?: string[]; rate_limit?: number | null };
+    const { id } = req.params as { id: string };
+    return listed(await updateApiKey(core, id, { label: body.label, permissions: body.permissions, rateLimit: body.rate_limit }));
   });
 
   app.post('/keys/:id/disable', { schema: { params: IdParams } }, async (req) => listed(await setApiKeyActive(core, (req.params as { id: string }).id, false)));

@@ -7,7 +7,7 @@ import { AppError, tooManyRequests, unauthorized } from '../errors.js';
 import { KeyLookup } from './key-lookup.js';
 import { secretMatches } from './keys.js';
 import type { ApiServices } from './install.js';
-import type { WindowCount } from './rate-limit.js';
+import { ietfRateLimitHeaders, type WindowCount } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -52,15 +52,16 @@ function takeCredentials(req: FastifyRequest, reply: FastifyReply): { token?: st
   return {};
 }
 
-/** X-RateLimit-* and the IETF RateLimit / RateLimit-Policy headers. */
-function setRateLimitHeaders(reply: FastifyReply, limit: number, windowS: number, w: WindowCount, now: number): number {
+/** X-RateLimit-* and the IETF RateLimit / RateLimit-Policy headers (policy "default": the key's quota). */
+function setRateLimitHeaders(
+  reply: FastifyReply, limit: number, windowS: number, w: WindowCount, now: number, policy = 'default',
+): number {
   const remaining = Math.max(0, limit - w.count);
   const resetIn = Math.max(0, Math.ceil((w.resetAt - now) / 1000));
   reply.header('X-RateLimit-Limit', String(limit));
   reply.header('X-RateLimit-Remaining', String(remaining));
   reply.header('X-RateLimit-Reset', String(Math.ceil(w.resetAt / 1000)));
-  reply.header('RateLimit-Policy', `${limit};w=${windowS}`);
-  reply.header('RateLimit', `limit=${limit}, remaining=${remaining}, reset=${resetIn}`);
+  reply.headers(ietfRateLimitHeaders(policy, limit, windowS, remaining, resetIn));
   return resetIn;
 }
 
@@ -95,7 +96,7 @@ export function authenticate(core: Core, services: ApiServices) {
     if (attempt.count > config.authFailLimit) {
       // Refused unchecked: not an attempt, so a client that keeps calling is not locked out for longer.
       await services.limiter.refund(ipBucket, windowMs, now);
-      const retry = setRateLimitHeaders(reply, config.authFailLimit, windowS, attempt, now);
+      const retry = setRateLimitHeaders(reply, config.authFailLimit, windowS, attempt, now, 'failed-auth');
       throw tooManyRequests(
         `Too many failed authentications from this address; try again in ${retry} s.`,
         Math.max(1, retry),
@@ -103,7 +104,7 @@ export function authenticate(core: Core, services: ApiServices) {
     }
 
     const fail = (err: AppError): never => {
-      setRateLimitHeaders(reply, config.authFailLimit, windowS, attempt, now);
+      setRateLimitHeaders(reply, config.authFailLimit, windowS, attempt, now, 'failed-auth');
       throw err;
     };
 

@@ -137,6 +137,33 @@ export async function setApiKeyActive(core: Core, idOrKey: string, active: boole
   return getApiKeyById(core, id);
 }
 
+export interface UpdateApiKeyInput {
+  label?: string;
+  permissions?: readonly string[];
+  /** `null` returns the key to the server's default limit (WAYPOST_RATE_LIMIT). */
+  rateLimit?: number | null;
+}
+
+/**
+ * Changes a key's label, permissions or rate limit (by id or key); fields left out keep their value. The next
+ * request with the key sees the change (the in-memory lookup is dropped, as for disable).
+ */
+export async function updateApiKey(core: Core, idOrKey: string, input: UpdateApiKeyInput): Promise<ApiKeyInfo> {
+  const changes: Partial<Pick<ApiKeyRow, 'label' | 'permissions' | 'rate_limit'>> = {};
+  if (input.label !== undefined) changes.label = validateLabel(input.label);
+  if (input.permissions !== undefined) {
+    if (!Array.isArray(input.permissions)) throw badRequest('invalid_permissions', 'permissions: expected a list', { field: 'permissions' });
+    changes.permissions = JSON.stringify(validatePermissions(input.permissions));
+  }
+  if (input.rateLimit !== undefined) changes.rate_limit = validateRateLimit(input.rateLimit);
+  const { id } = await getApiKey(core, idOrKey);
+  if (Object.keys(changes).length > 0) {
+    await core.db.updateTable('api_keys').set(changes).where('id', '=', id).execute();
+    core.bus.emit('api_keys.changed');
+  }
+  return getApiKeyById(core, id);
+}
+
 export async function deleteApiKey(core: Core, idOrKey: string): Promise<void> {
   const { id } = await getApiKey(core, idOrKey);
   await core.db.deleteFrom('api_keys').where('id', '=', id).execute();

@@ -46,3 +46,17 @@ export class MemoryRateLimiter implements RateLimitStore {
     this.windows.clear();
   }
 }
+
+/**
+ * The IETF headers in draft-ietf-httpapi-ratelimit-headers-10's structured-field syntax (RFC 9651): the policy is
+ * a quota of `q` requests per `w` seconds, and RateLimit says how many remain (`r`) and in how many seconds the
+ * window resets (`t`), both naming the policy.
+ */
+export function ietfRateLimitHeaders(
+  policy: string, quota: number, windowS: number, remaining: number, resetInS: number,
+): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"${policy}";q=${quota};w=${windowS}`,
+    RateLimit: `"${policy}";r=${remaining};t=${resetInS}`,
+  };
+}

@@ -12,7 +12,7 @@ import { authenticate } from './auth.js';
 import { apiServices } from './install.js';
 import { paginationHeaders } from './links.js';
 import { listRecords, readRecord } from './list.js';
-import { registerOpenApi, SECURITY } from './openapi.js';
+import { ALLOW, registerOpenApi, SECURITY } from './openapi.js';
 import { answerFromCache, cachedAnswer, uncachedAnswer } from './respond.js';
 import { DetailParams, LIST_QUERIES, NoQuery, ProblemSchema, RECORD_SCHEMAS, TestAnswer, type ListQuery } from './schemas.js';
 import { apiValidatorCompiler } from './validation.js';
@@ -22,7 +22,18 @@ const ERRORS = {
   400: problem('Invalid parameter (the problem names it in `parameter`)'),
   401: problem('Missing, unknown, wrong or disabled credentials, or a missing permission'),
   429: problem('Rate limit reached; see Retry-After'),
+  503: problem('The database is unreachable for a moment (a failover, a restart); retry after Retry-After'),
 };
+// Response headers as @fastify/swagger takes them (one JSON schema each, its description lifted to the header).
+const ETAG = { type: 'string', description: 'Strong validator of the body: send it back in If-None-Match to get 304' };
+const CACHE_CONTROL = { type: 'string', const: 'private, no-cache', description: 'Revalidate with If-None-Match' };
+const X_CACHE = { type: 'string', enum: ['HIT', 'MISS'], description: 'Whether the server-side cache answered' };
+const answerHeaders = (cached: boolean) => ({
+  ETag: ETAG, 'Cache-Control': CACHE_CONTROL, ...(cached ? { 'X-Cache': X_CACHE } : {}),
+});
+const notModified = (cached: boolean) => ({
+  description: 'Not Modified: If-None-Match names the current ETag', type: 'null', headers: answerHeaders(cached),
+});
 
 export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;
@@ -35,6 +46,14 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     for (const schema of Object.values(RECORD_SCHEMAS)) api.addSchema(schema);
     await registerOpenApi(api, core);
 
+    // The API is read-only: any other method on an API path is 405, whatever the path. Answered first, before the
+    // credentials are checked or a body is read (a broken or empty JSON body must not turn it into a 400).
+    api.addHook('onRequest', async (req, reply) => {
+      if (req.method === 'GET' || req.method === 'HEAD') return undefined;
+      reply.header('Allow', ALLOW);
+      const detail = `The REST API is read-only: ${req.method} is not allowed (use GET or HEAD).`;
+      return sendProblem(reply, new AppError(405, 'method_not_allowed', 'Method Not Allowed', detail));
+    });
     const auth = authenticate(core, services);
     api.addHook('onRequest', async (req, reply) => {
       await auth(req, reply);
@@ -45,18 +64,20 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     api.addHook('onResponse', async (req, reply) => {
       if (req.apiKeyId) services.usage.record(req.apiKeyId, reply.statusCode);
     });
-    // The API is read-only: any other method on an API path is 405, whatever the path.
     api.setNotFoundHandler((req, reply) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        reply.header('Allow', 'GET, HEAD');
-        return sendProblem(reply, new AppError(405, 'method_not_allowed', 'Method Not Allowed', `The REST API is read-only: ${req.method} is not allowed (use GET or HEAD).`));
-      }
       return sendProblem(reply, new AppError(404, 'not_found', 'Not Found', `No API endpoint at ${req.url.split('?')[0]}`));
     });
 
     api.get('/test', {
       config: { apiPermission: '*' },
-      schema: { tags: ['keys'], summary: 'Check credentials', description: 'Any active key; answers its id and permissions.', security: SECURITY, querystring: NoQuery, response: { 200: TestAnswer, ...ERRORS } },
+      schema: {
+        tags: ['keys'], summary: 'Check your credentials', operationId: 'testCredentials',
+        description: 'Any active key; answers its id and permissions.', security: SECURITY, querystring: NoQuery,
+        response: {
+          200: { ...TestAnswer, description: 'The key is active', headers: answerHeaders(false) },
+          304: notModified(false), ...ERRORS,
+        },
+      },
     }, async (req, reply) => uncachedAnswer(req, reply, { ok: true, key: req.apiKey!.id, permissions: req.apiKey!.permissions }));
 
     for (const resource of API_RESOURCES) registerResource(api, core, resource);
@@ -66,18 +87,27 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     const ref = Type.Ref(RECORD_SCHEMAS[resource].$id as string);
     const listUrl = `${core.config.baseUrl}${root}/${resource}`;
     const pageHeaders = {
-      'X-Total-Count': { schema: { type: 'integer' }, description: 'Records matching the filters' },
-      'X-Total-Pages': { schema: { type: 'integer' }, description: 'Pages at this perpage' },
-      Link: { schema: { type: 'string' }, description: 'RFC 8288 links: next, prev, first, last' },
-      ETag: { schema: { type: 'string' } },
-      'X-Cache': { schema: { type: 'string', enum: ['HIT', 'MISS'] } },
+      'X-Total-Count': { type: 'integer', description: 'Records matching the filters' },
+      'X-Total-Pages': { type: 'integer', description: 'Pages at this perpage' },
+      Link: { type: 'string', description: 'RFC 8288 links: next, prev, first, last' },
+      ...answerHeaders(true),
     };
+    // "List bookings", "Get a booking"; operation ids listBookings, getBooking.
+    const [plural, one] = [resource, `a ${resource.slice(0, -1)}`];
+    const name = resource.charAt(0).toUpperCase() + resource.slice(1);
 
     api.get(`/${resource}`, {
       config: { apiPermission: `${resource}.list`, apiResource: resource },
       schema: {
-        tags: [resource], summary: `List ${resource}`, security: SECURITY, querystring: LIST_QUERIES[resource],
-        response: { 200: { description: 'A JSON array', headers: pageHeaders, content: { 'application/json': { schema: Type.Array(ref) } } }, 304: { description: 'Not modified (If-None-Match)', type: 'null' }, ...ERRORS },
+        tags: [resource], summary: `List ${plural}`, operationId: `list${name}`, security: SECURITY,
+        querystring: LIST_QUERIES[resource],
+        response: {
+          200: {
+            description: 'A JSON array', headers: pageHeaders,
+            content: { 'application/json': { schema: Type.Array(ref) } },
+          },
+          304: notModified(true), ...ERRORS,
+        },
       },
     }, async (req, reply) => cachedAnswer(core, services, req, reply, resource, async () => {
       const query = req.query as ListQuery;
@@ -88,8 +118,14 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     api.get(`/${resource}/:id`, {
       config: { apiPermission: `${resource}.read`, apiResource: resource },
       schema: {
-        tags: [resource], summary: `Get one of ${resource}`, security: SECURITY, params: DetailParams, querystring: NoQuery,
-        response: { 200: { description: 'The record', content: { 'application/json': { schema: ref } } }, 304: { description: 'Not modified (If-None-Match)', type: 'null' }, ...ERRORS, 404: problem('No such record') },
+        tags: [resource], summary: `Get ${one}`, operationId: `get${name.slice(0, -1)}`, security: SECURITY,
+        params: DetailParams, querystring: NoQuery,
+        response: {
+          200: {
+            description: 'The record', headers: answerHeaders(true), content: { 'application/json': { schema: ref } },
+          },
+          304: notModified(true), ...ERRORS, 404: problem('No such record (a legacy booking is absent too)'),
+        },
       },
     }, async (req, reply) => cachedAnswer(core, services, req, reply, resource, async () => {
       const id = Number((req.params as { id: string }).id);

@@ -19,7 +19,9 @@ export function fields(pairs: Array<[string, string | number | boolean | null | 
 export function wholeNumber(max: number): (value: string) => number {
   return (value) => {
     const n = /^\d+$/.test(value) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`expected a whole number from 1 to ${max}.`);
+    if (!Number.isSafeInteger(n) || n < 1 || n > max) {
+      throw new InvalidArgumentError(`Give a whole number from 1 to ${max}.`);
+    }
     return n;
   };
 }

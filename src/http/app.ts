@@ -7,6 +7,7 @@ import { opsRoutes } from './ops.js';
 import { hostRoutes } from '../host/routes.js';
 import { apiRoutes } from '../api/routes.js';
 import { adminRoutes } from '../admin/routes.js';
+import { rootRedirect } from '../admin/console.js';
 
 export async function buildApp(core: Core): Promise<FastifyInstance> {
   const app = Fastify({
@@ -23,5 +24,6 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
   await app.register(hostRoutes, { core, prefix: '/host/v1' });
   await app.register(apiRoutes, { core });
   await app.register(adminRoutes, { core, prefix: '/admin' });
+  await app.register(rootRedirect);
   return app;
 }

@@ -1,4 +1,5 @@
 // Turns every error into application/problem+json (RFC 9457) in one place. Bad input is always a 4xx.
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, databaseUnavailable, isConnectionError } from '../errors.js';
 
@@ -28,8 +29,10 @@ function fromFastify(err: FastifyError): AppError {
   }
   const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
   if (status === 500) return new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side; it has been logged.');
-  const code = status === 415 ? 'unsupported_media_type' : status === 413 ? 'payload_too_large' : status === 404 ? 'not_found' : 'bad_request';
-  return new AppError(status, code, err.name === 'FastifyError' ? 'Bad Request' : (err.name || 'Bad Request'), err.message);
+  // The title is the status's own reason phrase (413 is "Payload Too Large", not "Bad Request"), the code its
+  // snake_case (payload_too_large, unsupported_media_type, not_found, bad_request).
+  const title = STATUS_CODES[status] ?? 'Bad Request';
+  return new AppError(status, title.toLowerCase().replace(/[^a-z0-9]+/g, '_'), title, err.message);
 }
 
 export function installProblemHandler(app: FastifyInstance): void {

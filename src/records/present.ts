@@ -39,9 +39,17 @@ async function addDerived<R extends Resource>(db: Db, read: ReadRows, resource: 
   if (stored.length === 0) return [];
   const ids = stored.map((s) => s.id);
   if (resource === 'bookings') {
-    const rows = await read<{ owner: number | null; id: number }>(db.selectFrom('payments').select(['booking_id as owner', 'id']).where('booking_id', 'in', ids).orderBy('id').compile());
+    const bookings = stored as StoredRecords['bookings'][];
+    const payments = db.selectFrom('payments').select(['booking_id as owner', 'id'])
+      .where('booking_id', 'in', ids).orderBy('id');
+    const [rows, names] = await Promise.all([
+      read<{ owner: number | null; id: number }>(payments.compile()),
+      linkedNames(db, read, bookings),
+    ]);
     const byBooking = group(rows);
-    return stored.map((b) => ({ ...(b as object), payment_ids: byBooking.get(b.id) ?? [] }));
+    return bookings.map((b) => ({
+      ...b, customer: withNames(b.customer, names), payment_ids: byBooking.get(b.id) ?? [],
+    }));
   }
   if (resource === 'customers') {
     // No ORDER BY: SQLite would then walk every visible booking by id instead of the (visible, customer_id) index.
@@ -50,6 +58,34 @@ async function addDerived<R extends Resource>(db: Db, read: ReadRows, resource: 
     return stored.map((c) => ({ ...(c as object), booking_ids: byCustomer.get(c.id) ?? [] }));
   }
   return stored as unknown as Record<string, unknown>[];
+}
+
+type EmbeddedCustomer = StoredRecords['bookings']['customer'];
+type Names = Map<number, { first_name: string | null; last_name: string | null }>;
+const lacksNames = (c: EmbeddedCustomer): c is NonNullable<EmbeddedCustomer> =>
+  c !== null && (c.first_name === null || c.last_name === null);
+
+/**
+ * The names of the customer records that bookings' embedded customers without names link to (a host that sends
+ * only `{id, email}`, as the import example does): one query, and none when every embedded customer has names.
+ */
+async function linkedNames(db: Db, read: ReadRows, bookings: StoredRecords['bookings'][]): Promise<Names> {
+  const ids = [...new Set(bookings.map((b) => b.customer).filter(lacksNames).map((c) => c.id))];
+  if (ids.length === 0) return new Map();
+  const query = db.selectFrom('customers').select(['id', 'data']).where('id', 'in', ids);
+  const rows = await read<{ id: number; data: string }>(query.compile());
+  return new Map(rows.map((r) => {
+    const c = JSON.parse(r.data) as StoredRecords['customers'];
+    return [Number(r.id), { first_name: c.first_name, last_name: c.last_name }];
+  }));
+}
+
+/** The booking's own names win; each missing one is the linked record's. */
+function withNames(c: EmbeddedCustomer, names: Names): EmbeddedCustomer {
+  if (!lacksNames(c)) return c;
+  const linked = names.get(c.id);
+  if (!linked) return c;
+  return { ...c, first_name: c.first_name ?? linked.first_name, last_name: c.last_name ?? linked.last_name };
 }
 
 export async function presentOne<R extends Resource>(db: Db, resource: R, stored: StoredRecords[R]): Promise<PublicRecords[R]> {

@@ -68,8 +68,9 @@ export const TripInput = Type.Object({
   url: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2000 }))),
   status: Type.Optional(Enum(['publish', 'draft', 'private', 'pending', 'trash'] as const)),
   code: Type.Optional(Nullable(Text(100))),
-  duration: Type.Optional(Type.Object({ value: Type.Integer({ minimum: 0 }), unit: Enum(['days', 'nights', 'hours', 'minutes'] as const) }, { additionalProperties: false })),
-  price: Type.Optional(Type.Object({ amount: Decimal, sale_amount: Type.Optional(Nullable(Decimal)), currency: Currency }, { additionalProperties: false })),
+  // Nullable as the API shows them (null: none), so a host can write back what it read.
+  duration: Type.Optional(Nullable(Type.Object({ value: Type.Integer({ minimum: 0 }), unit: Enum(['days', 'nights', 'hours', 'minutes'] as const) }, { additionalProperties: false }))),
+  price: Type.Optional(Nullable(Type.Object({ amount: Decimal, sale_amount: Type.Optional(Nullable(Decimal)), currency: Currency }, { additionalProperties: false }))),
   destinations: Type.Optional(Type.Array(Text(200), { maxItems: 100 })),
   activities: Type.Optional(Type.Array(Text(200), { maxItems: 100 })),
   min_age: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 150 }))),
@@ -274,12 +275,15 @@ export type ApiResource = (typeof API_RESOURCES)[number];
 
 /**
  * The API resources whose answers a change to these resources can alter: payments and bookings appear in each
- * other's derived fields (payment_ids, booking_ids), and a booking in its customer's.
+ * other's derived fields (payment_ids, booking_ids), a booking in its customer's, and a customer's names in its
+ * bookings'.
  */
 export function affectedApiResources(changed: readonly string[]): ApiResource[] {
   const out = new Set(changed.filter((r): r is ApiResource => (API_RESOURCES as readonly string[]).includes(r)));
   if (out.has('payments')) out.add('bookings');
   if (out.has('bookings')) out.add('customers');
+  // A booking's embedded customer without names shows its customer record's (src/records/present.ts).
+  if (changed.includes('customers')) out.add('bookings');
   return [...out];
 }
 

@@ -49,12 +49,46 @@ export function hostIdProblem(id: unknown): string | null {
   return null;
 }
 
-/** Throws a 400 AppError naming the offending field, or returns the typed input. */
-export function validateInput<R extends Resource>(resource: R, body: unknown): InputRecords[R] {
+/**
+ * Fields the API shows but derives (DESIGN.md "Record ids"): a body may repeat them, so a host can write back what
+ * it read, and they are ignored. created_at/updated_at are not among them: they are the host's to give.
+ */
+export const READ_ONLY_FIELDS: Record<Resource, readonly string[]> = {
+  trips: [], customers: ['booking_ids'], bookings: ['payment_ids', 'data_complete'],
+  payments: [], enquiries: [], reviews: [],
+};
+
+/** The body without its repeated `id` (which must be the path's) and read-only fields. */
+function withoutShownFields(
+  resource: Resource, body: Record<string, unknown>, pathId: number | undefined,
+): Record<string, unknown> {
+  const drop = READ_ONLY_FIELDS[resource];
+  const repeatsId = pathId !== undefined && Object.hasOwn(body, 'id');
+  if (!repeatsId && !drop.some((f) => Object.hasOwn(body, f))) return body;
+  if (repeatsId) {
+    const id = body.id;
+    const same = id === pathId || (typeof id === 'string' && /^[1-9]\d{0,15}$/.test(id) && Number(id) === pathId);
+    if (!same) {
+      const detail = `id ${JSON.stringify(id)} does not match the id in the path (${pathId})`;
+      throw badRequest('invalid_field', `${detail}: leave it out or send the same`, { field: 'id' });
+    }
+  }
+  const out = { ...body };
+  if (repeatsId) delete out.id;
+  for (const f of drop) delete out[f];
+  return out;
+}
+
+/**
+ * Throws a 400 AppError naming the offending field, or returns the typed input. With the path's id, the body may
+ * repeat it and the read-only fields the API shows (READ_ONLY_FIELDS).
+ */
+export function validateInput<R extends Resource>(resource: R, raw: unknown, pathId?: number): InputRecords[R] {
   const validate = validators[resource];
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw badRequest('invalid_body', 'the body must be a JSON object', { field: '(body)' });
   }
+  const body = withoutShownFields(resource, raw as Record<string, unknown>, pathId);
   if (!validate(body)) {
     const first = describe(validate.errors![0]);
     throw badRequest('invalid_field', `${first.field} ${first.message}`, { field: first.field });

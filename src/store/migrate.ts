@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_token_hashes.js';
 import * as m0007 from './migrations/0007_assigned_customer_ids.js';
 import * as m0008 from './migrations/0008_sign_in_links.js';
 import * as m0009 from './migrations/0009_list_indexes.js';
+import * as m0010 from './migrations/0010_delivery_search.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_assigned_customer_ids': m0007,
   '0008_sign_in_links': m0008,
   '0009_list_indexes': m0009,
+  '0010_delivery_search': m0010,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {

@@ -4,8 +4,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import { EVENT_TYPES } from './catalog.js';
-import { getDelivery, listAlerts, listDeliveries, redeliver, type DeliveryQuery } from './delivery-log.js';
+import { getDelivery, listAlerts, listDeliveries, listLogWebhooks, redeliver, type DeliveryQuery } from './delivery-log.js';
 import { createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, revealSecret, rotateSecret, updateWebhook } from './manage.js';
+import { recoverDeliveries } from './recover.js';
 import { sendTestEvent } from './test-send.js';
 
 type IdParams = { Params: { id: string } };
@@ -33,6 +34,8 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
   });
   app.post<IdParams>('/webhooks/:id/enable', async (req) => enableWebhook(core, req.params.id));
   app.post<IdParams>('/webhooks/:id/disable', async (req) => disableWebhookByAdmin(core, req.params.id));
+  // Redeliver, once, what failed or was cancelled since a time (e.g. while the webhook was disabled).
+  app.post<IdParams>('/webhooks/:id/recover', async (req) => recoverDeliveries(core, req.params.id, req.body ?? {}));
 
   // The secret is never part of a webhook's representation; only these two answers carry it.
   app.get<IdParams>('/webhooks/:id/secret', async (req, reply) => reply.header('cache-control', 'no-store').send(await revealSecret(core, req.params.id)));
@@ -41,6 +44,7 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
   app.post<IdParams & { Body: { event_type?: unknown } | null }>('/webhooks/:id/test', async (req) => sendTestEvent(core, req.params.id, req.body?.event_type));
 
   app.get<{ Querystring: DeliveryQuery }>('/deliveries', async (req) => listDeliveries(core, req.query));
+  app.get('/deliveries/webhooks', async () => listLogWebhooks(core));
   app.get<IdParams>('/deliveries/:id', async (req) => getDelivery(core, req.params.id));
   app.post<IdParams>('/deliveries/:id/redeliver', async (req, reply) => reply.code(201).send(await redeliver(core, req.params.id)));
 

@@ -3,16 +3,19 @@
 import type { Core } from '../core.js';
 import { conflict, invalidParameter, notFound } from '../errors.js';
 import { iso } from '../records/normalize.js';
+import { RESOURCES } from '../records/schemas.js';
 import { isEventType } from './catalog.js';
 import { webhookRow } from './manage.js';
 import { queueDelivery, wakeWorkers } from './outbox.js';
 import type { AlertRow, DeliveryRow, DeliveryStatus } from './tables.js';
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
+/** The resources events concern (events.resource), for the search by record id. */
+const RECORD_RESOURCES: readonly string[] = RESOURCES;
 
-import type { AttemptView, AlertView, DeliveryDetail, DeliveryView, Page } from '../admin/console-types.js';
+import type { AttemptView, AlertView, DeliveryDetail, DeliveryView, LogWebhook, Page } from '../admin/console-types.js';
 
-export type { AttemptView, AlertView, DeliveryDetail, DeliveryView, Page };
+export type { AttemptView, AlertView, DeliveryDetail, DeliveryView, LogWebhook, Page };
 
 export interface DeliveryQuery {
   webhook_id?: string;
@@ -20,6 +23,11 @@ export interface DeliveryQuery {
   status?: string;
   since?: string;
   until?: string;
+  /** Search: one delivery, the deliveries of one event, or of the events about one record (`resource` optional). */
+  delivery_id?: string;
+  event_id?: string;
+  record_id?: number | string;
+  resource?: string;
   page?: number | string;
   perpage?: number | string;
 }
@@ -46,7 +54,9 @@ export function pageParams(query: { page?: number | string; perpage?: number | s
 
 // ---------- reading ----------
 
-type DeliveryJoined = DeliveryRow & { webhook_name: string | null; test: number | null };
+type DeliveryJoined = DeliveryRow & {
+  webhook_name: string | null; test: number | null; resource: string | null; record_id: number | string | null;
+};
 
 function deliveryView(r: DeliveryJoined): DeliveryView {
   return {
@@ -55,6 +65,8 @@ function deliveryView(r: DeliveryJoined): DeliveryView {
     webhook_name: r.webhook_name,
     event_id: r.event_id,
     event_type: r.event_type,
+    resource: r.resource,
+    record_id: r.record_id === null ? null : Number(r.record_id), // a PostgreSQL bigint arrives as a string
     status: r.status,
     attempts: r.attempts,
     last_status: r.last_status,
@@ -73,7 +85,7 @@ function deliveriesJoined(core: Core) {
     .leftJoin('webhooks', 'webhooks.id', 'deliveries.webhook_id')
     .leftJoin('events', 'events.id', 'deliveries.event_id')
     .selectAll('deliveries')
-    .select(['webhooks.name as webhook_name', 'events.test as test']);
+    .select(['webhooks.name as webhook_name', 'events.test as test', 'events.resource as resource', 'events.record_id as record_id']);
 }
 
 /** Deliveries newest first, filtered by webhook, event type, status and creation time. */
@@ -88,6 +100,17 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
   if (query.event_type !== undefined && query.event_type !== '' && !isEventType(query.event_type)) throw invalidParameter('event_type', 'is not a known event type');
   const since = isoParam('since', query.since);
   const until = isoParam('until', query.until);
+  const recordId = query.record_id === undefined || query.record_id === '' ? null
+    : positiveInt('record_id', query.record_id, 1, Number.MAX_SAFE_INTEGER);
+  const resource = query.resource || null;
+  if (resource !== null && !RECORD_RESOURCES.includes(resource)) {
+    throw invalidParameter('resource', `must be one of ${RECORD_RESOURCES.join(', ')}`);
+  }
+  if (resource !== null && recordId === null) throw invalidParameter('record_id', 'give it with resource');
+  for (const name of ['delivery_id', 'event_id'] as const) {
+    const value = query[name];
+    if (value !== undefined && (typeof value !== 'string' || value.length > 100)) throw invalidParameter(name, 'must be an id of at most 100 characters');
+  }
 
   let base = core.db.selectFrom('deliveries');
   if (query.webhook_id) base = base.where('deliveries.webhook_id', '=', query.webhook_id);
@@ -95,6 +118,15 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
   if (query.status) base = base.where('deliveries.status', '=', query.status as DeliveryStatus);
   if (since) base = base.where('deliveries.created_at', '>=', since);
   if (until) base = base.where('deliveries.created_at', '<', until);
+  // Each search is an index lookup (the primary key, deliveries(event_id), events(resource, record_id)) that
+  // matches few rows, so the page is still cheap; an IN list of every resource lets the record search use the
+  // index whose first column is the resource.
+  if (query.delivery_id) base = base.where('deliveries.id', '=', query.delivery_id);
+  if (query.event_id) base = base.where('deliveries.event_id', '=', query.event_id);
+  if (recordId !== null) {
+    base = base.where('deliveries.event_id', 'in', core.db.selectFrom('events').select('events.id')
+      .where('events.resource', 'in', resource ? [resource] : [...RECORD_RESOURCES]).where('events.record_id', '=', recordId));
+  }
   // Ids are time-sortable: newest first by id uses the primary key, or (webhook_id, id) for one webhook.
   const ids = await base.select('deliveries.id').orderBy('deliveries.id', 'desc')
     .limit(perpage).offset((page - 1) * perpage).execute();
@@ -140,6 +172,13 @@ export async function getDelivery(core: Core, id: string): Promise<DeliveryDetai
   };
 }
 
+/** Every webhook the log can show, deleted ones too (kept as tombstones while deliveries refer to them). */
+export async function listLogWebhooks(core: Core): Promise<{ webhooks: LogWebhook[] }> {
+  const rows = await core.db.selectFrom('webhooks').select(['id', 'name', 'deleted_at'])
+    .orderBy('name').orderBy('id').execute();
+  return { webhooks: rows.map((r) => ({ id: r.id, name: r.name, deleted: r.deleted_at !== null })) };
+}
+
 // ---------- redeliver ----------
 
 /** A new delivery of the same event to the same webhook, due now; the original stays in the log unchanged. */
@@ -150,7 +189,7 @@ export async function redeliver(core: Core, id: string): Promise<DeliveryView> {
     const webhook = await webhookRow(trx, original.webhook_id);
     if (!webhook || webhook.deleted_at !== null) throw conflict('webhook_deleted', `The webhook ${original.webhook_id} of this delivery was deleted, so it cannot be redelivered.`);
     if (webhook.active !== 1) {
-      throw conflict('webhook_disabled', `The webhook "${webhook.name}" is disabled${webhook.disabled_reason ? ` (${webhook.disabled_reason})` : ''}. Re-enable it first, then redeliver.`);
+      throw conflict('webhook_disabled', `The webhook "${webhook.name}" is disabled${webhook.disabled_reason ? ` (${webhook.disabled_reason.replace(/\.$/, '')})` : ''}. Re-enable it first, then redeliver.`);
     }
     return queueDelivery(trx, core, { webhookId: original.webhook_id, eventId: original.event_id, eventType: original.event_type, redeliveryOf: original.id });
   });

@@ -156,7 +156,7 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
     events: JSON.stringify(events),
     secret: sealSecret(core.config, secret),
     active: active ? 1 : 0,
-    disabled_reason: active ? null : DISABLED_BY_ADMIN,
+    disabled_reason: null, // created inactive: nobody disabled it, and nothing was cancelled
     created_at: iso(now),
     updated_at: iso(now),
     deleted_at: null,

@@ -57,6 +57,19 @@ describe('admin CLI', () => {
     expect(waypost(['admin', 'password', '--email', 'nobody@example.com', '--password', 'whatever 12345']).code).toBe(1);
   });
 
+  it('lists the admin accounts, without passwords', () => {
+    const human = waypost(['admin', 'list']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^ID +E-MAIL +CREATED +LAST SIGN-IN\nadm_\w+ +cli@example\.com +\S+ +\S+\n$/);
+    const json = waypost(['admin', 'list', '--json']);
+    const admins = JSON.parse(json.stdout);
+    expect(admins).toEqual([{
+      id: expect.stringMatching(/^adm_/), email: 'cli@example.com',
+      created_at: expect.any(String), last_login_at: expect.any(String),
+    }]);
+    expect(json.stdout).not.toMatch(/password|scrypt/i);
+  });
+
   it('prints the admin token, which authenticates scripts', async () => {
     const { code, stdout } = waypost(['admin', 'token']);
     expect(code).toBe(0);

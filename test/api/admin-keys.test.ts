@@ -71,4 +71,36 @@ describe.each(DIALECTS)('admin API for API keys on %s', (dialect) => {
     const again = (await app.inject({ url: '/admin/api/keys/usage', headers: admin })).json();
     expect(again.keys.find((u: { key_id: string }) => u.key_id === k.id).totals.requests).toBe(4);
   });
+  it('edits a key\'s label, permissions and rate limit; the next API request sees the change at once', async () => {
+    const k = (await create({ label: 'Site', permissions: ['trips.list'] })).json();
+    const auth = { 'access-token': k.key, 'access-secret': k.secret };
+    const root = apiRoot(wp.config);
+    expect((await app.inject({ url: `${root}/bookings`, headers: auth })).statusCode).toBe(401); // no bookings.list
+    const patch = (payload: Record<string, unknown>, id = k.id) => app.inject({ method: 'PATCH', url: `/admin/api/keys/${id}`, headers: admin, payload });
+    const res = await patch({ label: 'Shop', permissions: ['bookings.list', 'trips.list'], rate_limit: 5 });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: k.id, label: 'Shop', permissions: ['trips.list', 'bookings.list'].sort(), rate_limit: 5 });
+    expect(res.json().key).toBe(`${k.key.slice(0, 12)}…`);
+    // The key was held in memory (SQLite) with the old permissions and the default limit of 2; both changed.
+    for (let i = 0; i < 4; i++) expect((await app.inject({ url: `${root}/bookings`, headers: auth })).statusCode).toBe(200);
+    expect((await patch({ rate_limit: null })).json()).toMatchObject({ label: 'Shop', rate_limit: null });
+    expect((await app.inject({ url: `${root}/bookings`, headers: auth })).statusCode).toBe(429); // back to the default 2
+
+    const zero = await patch({ rate_limit: 0 });
+    expect(zero.statusCode).toBe(400);
+    expect(zero.json()).toMatchObject({ field: 'rate_limit', detail: 'rate_limit: must be at least 1 request per window' });
+    expect((await patch({ permissions: ['bookings.delete'] })).statusCode).toBe(400);
+    expect((await patch({ label: '' })).json().detail).toBe('label: must not be empty');
+    expect((await patch({})).statusCode).toBe(400);
+    expect((await patch({ label: 'x' }, 'key_unknown')).statusCode).toBe(404);
+    expect((await app.inject({ method: 'PATCH', url: `/admin/api/keys/${k.id}`, payload: { label: 'x' } })).statusCode).toBe(401);
+  });
+
+  it('says the default limit and window, and words a rate limit of 0 as a person would', async () => {
+    const list = (await app.inject({ url: '/admin/api/keys', headers: admin })).json();
+    expect(list.rate_limit).toEqual({ default: 2, window_s: wp.config.rateLimitWindowS });
+    const res = await create({ label: 'x', permissions: ['trips.list'], rate_limit: 0 });
+    expect(res.json()).toMatchObject({ status: 400, field: 'rate_limit', detail: 'rate_limit: must be at least 1 request per window' });
+    expect((await create({ label: 'x', permissions: [] })).json().detail).toBe('permissions: choose at least one');
+  });
 });

@@ -35,6 +35,9 @@ describe.skipIf(!chromiumHere)('API reference at /docs in Chromium', () => {
       external.push(u.href);
       return route.abort();
     });
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => consoleErrors.push(e.message));
     page.on('requestfailed', (r) => failed.push(r.url()));
     page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
     await page.goto(`${base}/docs`);
@@ -45,6 +48,16 @@ describe.skipIf(!chromiumHere)('API reference at /docs in Chromium', () => {
       expect(paths.some((p) => p.endsWith(`/${r}/{id}`))).toBe(true);
     }
     expect(await page.textContent('body')).toContain('REST API');
+    // Waypost's page: its title, its mark and bar; no Swagger top bar (logo, "explore" URL field).
+    expect(await page.title()).toBe('Waypost REST API reference');
+    expect(await page.textContent('.waypost-bar')).toContain('Waypost');
+    expect(await page.$$eval('.topbar, .topbar-wrapper, .download-url-input', (els) => els.length)).toBe(0);
+    expect(await page.$eval('link[rel="icon"]', (l) => (l as HTMLLinkElement).href)).toMatch(/waypost\.svg$/);
+    expect(await page.$eval('.waypost-bar a', (a) => (a as HTMLAnchorElement).href)).toBe(`${base}/openapi.json`);
+    const summaries = await page.$$eval('.opblock-summary-description', (els) => els.map((e) => e.textContent));
+    expect(summaries).toEqual(expect.arrayContaining(['List bookings', 'Get a booking', 'Check your credentials']));
+    // Loaded under its Content-Security-Policy with nothing refused.
+    expect(consoleErrors).toEqual([]);
     expect(external).toEqual([]);
     expect(failed).toEqual([]);
     await page.close();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { DIALECTS } from '../helpers/db.js';
 import { apiFixture, booking, type ApiFixture } from './setup.js';
 
@@ -19,7 +20,94 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
     const paths = Object.keys(doc.paths).sort();
     const expected = ['bookings', 'trips', 'customers', 'payments'].flatMap((r) => [`${f.root}/${r}`, `${f.root}/${r}/{id}`]).concat(`${f.root}/test`).sort();
     expect(paths).toEqual(expected);
-    for (const p of paths) expect(Object.keys(doc.paths[p])).toEqual(['get']);
+    for (const p of paths) {
+      expect(Object.keys(doc.paths[p]).filter((k) => k !== 'parameters').sort()).toEqual(['delete', 'get', 'head', 'options', 'patch', 'post', 'put']);
+    }
+  });
+
+  it('passes @redocly/openapi-core\'s recommended rules with no error', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.message} ${p.location[0]?.pointer}`);
+    expect(errors).toEqual([]);
+    // The only warnings left: the 405-only operations have no 2XX answer, which is the point of them.
+    expect(problems.filter((p) => p.ruleId !== 'operation-2xx-response').map((p) => p.message)).toEqual([]);
+  });
+
+  it('publishes response headers as header objects: a schema each, never a schema inside a schema', () => {
+    const headers: Array<[string, any]> = [];
+    for (const item of Object.values<any>(doc.paths)) {
+      for (const op of Object.values<any>(item)) {
+        for (const r of Object.values<any>(op.responses ?? {})) for (const [name, h] of Object.entries(r.headers ?? {})) headers.push([name, h]);
+      }
+    }
+    expect(headers.length).toBeGreaterThan(100);
+    for (const [name, h] of headers) {
+      const header = h.$ref ? doc.components.headers[h.$ref.replace('#/components/headers/', '')] : h;
+      expect(header, name).toBeTruthy();
+      expect(header.schema?.type, name).toMatch(/^(string|integer)$/);
+      expect(header.schema.schema, name).toBeUndefined();
+    }
+    const list = doc.paths[`${f.root}/bookings`].get.responses['200'].headers;
+    expect(list['X-Total-Count']).toMatchObject({ schema: { type: 'integer' }, description: 'Records matching the filters' });
+    expect(list.Link.schema).toEqual({ type: 'string' });
+  });
+
+  it('documents every status a path answers: 304 and ETag, 405 with Allow, HEAD, Retry-After on 429', () => {
+    for (const path of Object.keys(doc.paths)) {
+      const item = doc.paths[path];
+      const get = item.get;
+      expect(get.responses['200'].headers.ETag, path).toBeTruthy();
+      expect(get.responses['304'].headers.ETag, path).toBeTruthy();
+      expect(get.responses['304'].content, path).toBeUndefined();
+      expect(Object.keys(get.responses).sort(), path).toEqual(expect.arrayContaining(['200', '304', '400', '401', '429', '503']));
+      expect(get.responses['429'].headers['Retry-After'], path).toEqual({ $ref: '#/components/headers/Retry-After' });
+      expect(get.responses['200'].headers.RateLimit, path).toEqual({ $ref: '#/components/headers/RateLimit' });
+      expect(item.head.responses['200'].content, path).toBeUndefined();
+      expect(item.head.responses['200'].headers.ETag, path).toBeTruthy();
+      for (const method of ['post', 'put', 'patch', 'delete', 'options']) {
+        expect(Object.keys(item[method].responses), `${method} ${path}`).toEqual(['405']);
+        expect(item[method].responses['405'].headers.Allow).toEqual({ $ref: '#/components/headers/Allow' });
+      }
+      if (path.endsWith('{id}')) expect(Object.keys(get.responses)).toContain('404');
+    }
+    expect(doc.components.headers.Allow.schema).toEqual({ type: 'string', const: 'GET, HEAD' });
+    expect(doc.components.headers['Retry-After'].schema.type).toBe('integer');
+  });
+
+  it('types ids as integers, and reads well: "List bookings", "Get a booking", unique operation ids', () => {
+    const idParam = doc.paths[`${f.root}/payments/{id}`].parameters.find((p: { name: string }) => p.name === 'id');
+    expect(idParam).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
+    const query = doc.paths[`${f.root}/bookings`].get.parameters;
+    for (const name of ['customer_id', 'trip_id']) expect(query.find((p: { name: string }) => p.name === name).schema.type).toBe('integer');
+    expect(doc.paths[`${f.root}/payments`].get.parameters.find((p: { name: string }) => p.name === 'booking_id').schema.type).toBe('integer');
+    const summaries = Object.fromEntries(Object.entries<any>(doc.paths).map(([p, item]) => [p.slice(f.root.length), item.get.summary]));
+    expect(summaries).toEqual({
+      '/test': 'Check your credentials',
+      '/bookings': 'List bookings', '/bookings/{id}': 'Get a booking', '/trips': 'List trips', '/trips/{id}': 'Get a trip',
+      '/customers': 'List customers', '/customers/{id}': 'Get a customer', '/payments': 'List payments', '/payments/{id}': 'Get a payment',
+    });
+    const ids = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId).filter(Boolean));
+    expect(ids).toContain('listBookings');
+    expect(ids).toContain('getBooking');
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('answers what it documents: 304 on /test and details, HEAD with headers only, and an id in range', async () => {
+    await f.wp.put('trips', 7, { title: 'Douro Valley Walk' });
+    for (const path of ['/test', '/trips/7']) {
+      const first = await f.get(path);
+      expect(first.statusCode).toBe(200);
+      const again = await f.get(path, { ...f.auth, 'if-none-match': String(first.headers.etag) });
+      expect(again.statusCode, path).toBe(304);
+      const head = await f.app.inject({ method: 'HEAD', url: `${f.root}${path}`, headers: f.auth });
+      expect(head.statusCode, path).toBe(200);
+      expect(head.body).toBe('');
+      expect(head.headers.etag).toBe(first.headers.etag);
+    }
+    const max = doc.paths[`${f.root}/trips/{id}`].parameters[0].schema.maximum;
+    expect((await f.get(`/trips/${max}`)).statusCode).toBe(404);
+    expect((await f.get(`/trips/${max + 1}`)).statusCode).toBe(400);
   });
 
   it('describes the credentials, parameters and problem responses the routes use', () => {
@@ -30,7 +118,7 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
     expect(names).toEqual(expect.arrayContaining(['perpage', 'page', 'after', 'search', 'orderby', 'order', 'modified_after', 'status', 'customer_id', 'trip_id', 'email']));
     expect(list.parameters.find((p: { name: string }) => p.name === 'perpage').schema).toMatchObject({ minimum: 1, maximum: 100, default: 10 });
     expect(list.responses['401'].content['application/problem+json']).toBeTruthy();
-    expect(list.responses['200'].headers['X-Total-Count']).toBeTruthy();
+    expect(list.responses['200'].headers['X-Total-Count'].schema.type).toBe('integer');
     expect(doc.components.schemas.Booking.properties.data_complete).toBeTruthy();
   });
 

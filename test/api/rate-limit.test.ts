@@ -1,7 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseList, type Item } from 'structured-headers';
 import { DIALECTS } from '../helpers/db.js';
 import { createApiKey } from '../../src/api/keys.js';
 import { apiFixture, authOf, fakeClock, type ApiFixture } from './setup.js';
+
+/**
+ * Reads RateLimit-Policy / RateLimit as draft-ietf-httpapi-ratelimit-headers-10 defines them: a structured-field
+ * List whose members are policy names (sf-string) with integer parameters. Any other syntax throws.
+ */
+function policies(header: string | string[] | number | undefined): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const member of parseList(String(header))) {
+    const [name, params] = member as Item;
+    if (typeof name !== 'string') throw new Error(`policy name ${String(name)} is not a string in ${String(header)}`);
+    out[name] = Object.fromEntries(params);
+  }
+  return out;
+}
 
 describe.each(DIALECTS)('REST API rate limit on %s', (dialect) => {
   let f: ApiFixture;
@@ -14,8 +29,9 @@ describe.each(DIALECTS)('REST API rate limit on %s', (dialect) => {
     expect(ok.headers['x-ratelimit-limit']).toBe('600');
     expect(ok.headers['x-ratelimit-remaining']).toBe('599');
     expect(ok.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-03-01T10:01:00Z') / 1000));
-    expect(ok.headers['ratelimit-policy']).toBe('600;w=60');
-    expect(ok.headers.ratelimit).toBe('limit=600, remaining=599, reset=45');
+    expect(ok.headers['ratelimit-policy']).toBe('"default";q=600;w=60');
+    expect(policies(ok.headers['ratelimit-policy'])).toEqual({ default: { q: 600, w: 60 } });
+    expect(policies(ok.headers.ratelimit)).toEqual({ default: { r: 599, t: 45 } });
     const notFound = await f.get('/bookings/123');
     expect(notFound.statusCode).toBe(404);
     expect(notFound.headers['x-ratelimit-remaining']).toBe('598');
@@ -33,7 +49,7 @@ describe.each(DIALECTS)('REST API rate limit on %s', (dialect) => {
     expect(limited.json().code).toBe('rate_limited');
     expect(limited.headers['retry-after']).toBe('10');
     expect(limited.headers['x-ratelimit-remaining']).toBe('0');
-    expect(limited.headers.ratelimit).toBe('limit=3, remaining=0, reset=10');
+    expect(policies(limited.headers.ratelimit)).toEqual({ default: { r: 0, t: 10 } });
     // Cached answers are limited too.
     expect((await f.get('/bookings')).statusCode).toBe(429);
     clock.advance(10_000);
@@ -50,7 +66,7 @@ describe.each(DIALECTS)('REST API rate limit on %s', (dialect) => {
     const other = await f.get('/test', authOf(generous));
     expect(other.statusCode).toBe(200);
     expect(other.headers['x-ratelimit-limit']).toBe('5');
-    expect(other.headers['ratelimit-policy']).toBe('5;w=60');
+    expect(policies(other.headers['ratelimit-policy'])).toEqual({ default: { q: 5, w: 60 } });
     for (let i = 0; i < 4; i++) expect((await f.get('/test', authOf(generous))).statusCode).toBe(200);
     expect((await f.get('/test', authOf(generous))).statusCode).toBe(429);
   });
@@ -64,6 +80,9 @@ describe.each(DIALECTS)('REST API rate limit on %s', (dialect) => {
       expect(res.statusCode).toBe(401);
       expect(res.headers['x-ratelimit-limit']).toBe('3');
       expect(res.headers['x-ratelimit-remaining']).toBe(String(3 - i));
+      // The per-address budget is a policy of its own, not the key's.
+      expect(policies(res.headers['ratelimit-policy'])).toEqual({ 'failed-auth': { q: 3, w: 60 } });
+      expect(policies(res.headers.ratelimit)).toEqual({ 'failed-auth': { r: 3 - i, t: 60 } });
     }
     const blocked = await f.get('/test', wrong);
     expect(blocked.statusCode).toBe(429);

@@ -6,6 +6,8 @@ import { createLogger } from '../../src/log.js';
 import { demoCatalogue } from '../../src/demo/catalogue.js';
 import { isLegacyEngine } from '../../src/records/normalize.js';
 import { runCli, tempSqliteUrl } from './run.js';
+import { freePort } from '../helpers/services.js';
+import { startCommand } from '../../src/cli/commands/demo.js';
 
 const sh = promisify(execFile);
 
@@ -67,10 +69,39 @@ describe('waypost demo', () => {
     expect(out.curl).toContain(out.key.secret);
   }, 60_000);
 
-  it('tells the user to start the server when nothing answers', async () => {
-    const run = await runCli(['demo'], { DATABASE_URL: tempSqliteUrl(), WAYPOST_BASE_URL: 'http://127.0.0.1:9' });
+  it('says to start the server with the PORT and DATABASE_URL it ran with, and that line serves the curl', async () => {
+    const db = tempSqliteUrl();
+    const port = await freePort();
+    const run = await runCli(['demo'], { DATABASE_URL: db, PORT: String(port) });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('start the server first with `npm start`');
-    expect(run.stdout).toContain("'http://127.0.0.1:9/rest/waypost/api/v1/bookings?perpage=5'");
+    expect(run.stdout)
+      .toContain(`Nothing answers at http://127.0.0.1:${port} yet: start the server first, with the same settings`);
+    const lines = run.stdout.split('\n').map((l) => l.trim());
+    const start = lines.find((l) => l.endsWith('npm start'));
+    expect(start).toBe(`DATABASE_URL=${db} PORT=${port} npm start`);
+    const curl = lines.find((l) => l.startsWith('curl '))!;
+    expect(curl).toContain(`'http://127.0.0.1:${port}/rest/waypost/api/v1/bookings?perpage=5'`);
+
+    // What the server started by that line sees, as a shell reads it (nothing else in its environment)…
+    const printEnv = `${process.execPath} -p "JSON.stringify(process.env)"`;
+    const printed = await sh('sh', ['-c', start!.replace(/npm start$/, printEnv)], { env: {} });
+    const seen = JSON.parse(printed.stdout) as Record<string, string>;
+    const { PWD: _pwd, SHLVL: _shlvl, _: _last, ...given } = seen;
+    expect(given).toEqual({ DATABASE_URL: db, PORT: String(port) });
+    // …runs a server that answers the curl line with the seeded bookings.
+    const started = await createWaypost({ env: given, logger: createLogger('silent') });
+    try {
+      await started.serve('api');
+      const { stdout } = await sh('sh', ['-c', curl.replace(/^curl -s /, 'curl -s -o /dev/null -w %{http_code} ')]);
+      expect(stdout).toBe('200');
+    } finally {
+      await started.close();
+    }
   }, 60_000);
+
+  it('quotes a DATABASE_URL the shell would split', () => {
+    expect(startCommand({ DATABASE_URL: 'postgres://u:p@db/waypost?sslmode=require&x=1', PORT: '9090', HOME: '/h' }))
+      .toBe(`DATABASE_URL='postgres://u:p@db/waypost?sslmode=require&x=1' PORT=9090 npm start`);
+    expect(startCommand({})).toBe('npm start');
+  });
 });

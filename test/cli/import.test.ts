@@ -52,9 +52,15 @@ describe('waypost import', () => {
     expect(allBad.code).toBe(1);
     expect(allBad.stdout).toContain('skipped 2');
 
-    const missing = await runCli(['import', join(tempDir(), 'missing.ndjson')], { DATABASE_URL });
+    const path = join(tempDir(), 'missing.ndjson');
+    const missing = await runCli(['import', path], { DATABASE_URL });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/waypost: cannot read .*missing\.ndjson: ENOENT/);
+    expect(missing.stderr).toBe(`waypost: cannot import ${path}: there is no such file (check the path)\n`);
+    const asJson = await runCli(['import', path, '--json'], { DATABASE_URL });
+    expect(asJson.code).toBe(1);
+    expect(asJson.stdout).toBe('');
+    expect(JSON.parse(asJson.stderr))
+      .toEqual({ error: { code: 'file_not_found', message: expect.stringContaining('there is no such file') } });
   });
 
   it('continues where a killed run stopped', async () => {

@@ -4,6 +4,8 @@ import { DIALECTS } from '../helpers/db.js';
 import { HOST_AUTH, testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
 import { ASSIGNED_ID_MIN, BOOKING_STATUSES, PAYMENT_STATUSES } from '../../src/records/schemas.js';
+import { createApiKey, PERMISSIONS } from '../../src/api/keys.js';
+import { apiRoot } from '../../src/config.js';
 
 const booking = (over: Record<string, unknown> = {}) => ({
   status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '250.00',
@@ -134,6 +136,64 @@ describe.each(DIALECTS)('Host API on %s', (dialect) => {
     // Booking-only: the gateway words are payment statuses, not booking ones.
     const gatewayWord = await put('/host/v1/bookings/32', booking({ status: 'settlement' }));
     expect(gatewayWord.json()).toMatchObject({ status: 400, field: 'status' });
+  });
+
+  /** GET from the public REST API, as a client of it would. */
+  async function apiGet(path: string): Promise<any> {
+    const key = await createApiKey(wp.core, { label: 'reader', permissions: [...PERMISSIONS] });
+    const res = await app.inject({ url: `${apiRoot(wp.config)}${path}`, headers: { 'access-token': key.key, 'access-secret': key.secret } });
+    expect(res.statusCode, path).toBe(200);
+    return res.json();
+  }
+  const putJson = (url: string, payload: unknown) => app.inject({ method: 'PUT', url, headers: HOST_AUTH, payload: payload as object });
+
+  it('takes back what the API shows: the id (the path\'s) and the read-only fields are accepted and ignored', async () => {
+    await wp.put('trips', 7, { title: 'Douro Valley Walk' });
+    await wp.put('customers', 3, { email: 'bo@example.com', first_name: 'Bo', last_name: 'Ek' });
+    await wp.put('bookings', 20, booking({ customer: { id: 3, email: 'bo@example.com', first_name: 'Bo', last_name: 'Ek' } }));
+    await wp.put('bookings', 21, booking({ cart_version: '3.0' }));
+    await wp.put('payments', 5, { booking_id: 20, status: 'completed', amount: '250.00', currency: 'EUR' });
+    for (const path of ['/trips/7', '/customers/3', '/bookings/20', '/bookings/21', '/payments/5']) {
+      const shown = await apiGet(path);
+      const res = await putJson(`/host/v1${path}`, shown);
+      expect(res.statusCode, `${path}: ${res.body}`).toBe(200);
+      expect(res.json(), path).toMatchObject({ created: false, changed: false });
+      expect(res.json().record, path).toEqual(shown);
+    }
+    // Read-only fields are ignored, not obeyed: the derived lists stay what they are.
+    const shown = await apiGet('/bookings/20');
+    expect(shown.payment_ids).toEqual([5]);
+    const edited = await putJson('/host/v1/bookings/20', { ...shown, status: 'completed', payment_ids: [], data_complete: false });
+    expect(edited.json()).toMatchObject({ changed: true, record: { status: 'completed', payment_ids: [5], data_complete: true } });
+    // The id as the path writes it (digits) is the same id.
+    expect((await putJson('/host/v1/trips/7', { title: 'Douro Valley Walk', id: '7' })).statusCode).toBe(200);
+  });
+
+  it('refuses a body whose id is not the path\'s with 400 naming id, and writes nothing', async () => {
+    for (const id of [8, '8', 0, 'seven', null]) {
+      const res = await putJson('/host/v1/trips/7', { id, title: 'Douro' });
+      expect(res.statusCode, String(id)).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'invalid_field', field: 'id' });
+      expect(res.json().detail).toContain('does not match the id in the path (7)');
+    }
+    expect(await wp.core.db.selectFrom('trips').select('id').execute()).toEqual([]);
+    // Still unknown fields are refused, as before.
+    expect((await putJson('/host/v1/trips/7', { title: 'Douro', booking_ids: [] })).json()).toMatchObject({ status: 400, field: 'booking_ids' });
+  });
+
+  it('shows a booking\'s embedded customer without names with the names of the customer it links to', async () => {
+    await wp.put('customers', 3, { email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva' });
+    await wp.put('bookings', 10, booking({ customer: { id: 3, email: 'ana@example.com' } }));
+    await wp.put('bookings', 11, booking({ customer: { id: 3, email: 'ana@example.com', first_name: 'Ana Maria', last_name: null } }));
+    expect((await apiGet('/bookings/10')).customer).toEqual({ id: 3, email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva', phone: null });
+    // The booking's own names win; only a missing one is filled in.
+    expect((await apiGet('/bookings/11')).customer).toMatchObject({ first_name: 'Ana Maria', last_name: 'Silva' });
+    const list = await apiGet('/bookings?customer_id=3');
+    expect(list.map((b: any) => [b.id, b.customer.first_name, b.customer.last_name])).toEqual([[11, 'Ana Maria', 'Silva'], [10, 'Ana', 'Silva']]);
+    // A later change of the customer shows at once (the bookings' cached answers are dropped).
+    await wp.put('customers', 3, { email: 'ana@example.com', first_name: 'Ana', last_name: 'Costa' });
+    expect((await apiGet('/bookings/10')).customer).toMatchObject({ first_name: 'Ana', last_name: 'Costa' });
+    expect((await apiGet('/bookings?customer_id=3'))[0].customer.last_name).toBe('Costa');
   });
 
   it('takes a review without a rating (null or absent) and refuses 0 or 6', async () => {

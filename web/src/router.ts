@@ -22,6 +22,22 @@ export function useRoute(): Route {
   return route;
 }
 
-export function navigate(path: string): void {
-  window.location.hash = path.startsWith('#') ? path : `#${path}`;
+/** Goes to a route; `replace` for redirects, so Back does not return to a page that redirects again. */
+export function navigate(path: string, { replace = false } = {}): void {
+  const hash = path.startsWith('#') ? path : `#${path}`;
+  if (replace) window.location.replace(hash);
+  else window.location.hash = hash;
+}
+
+const AUTH_PAGES = ['', 'login', 'setup'];
+
+/** The page asked for (e.g. an alert e-mail's #/logs?delivery=…), to return to after sign-in or setup. */
+export function requestedPage(route: Route): string | null {
+  return AUTH_PAGES.includes(route.path[0] ?? '') ? null : window.location.hash.replace(/^#/, '');
+}
+
+/** A `next` parameter made safe to follow: a console route only (never another site, never sign-in again). */
+export function returnTo(next: string | null): string | null {
+  if (!next || !next.startsWith('/') || next.startsWith('//')) return null;
+  return AUTH_PAGES.includes(parseHash(next).path[0] ?? '') ? null : next;
 }

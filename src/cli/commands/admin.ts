@@ -1,10 +1,12 @@
-// `waypost admin create --email E [--password P]` (prompts, hidden, when no --password), `waypost admin password`
-// and `waypost admin token [--rotate]` (shown once: only its hash is stored).
+// `waypost admin create --email E [--password P]` (prompts, hidden, when no --password), `waypost admin list`,
+// `waypost admin password` and `waypost admin token [--rotate]` (shown once: only its hash is stored).
 import type { Command } from 'commander';
-import { createAdmin, PASSWORD_MIN_LENGTH, setPassword } from '../../admin/accounts.js';
+import { createAdmin, listAdmins, PASSWORD_MIN_LENGTH, setPassword } from '../../admin/accounts.js';
 import { notFound } from '../../errors.js';
 import { ensureAdminToken, rotateAdminToken } from '../../admin/token.js';
 import { output, withWaypost } from '../context.js';
+import { CliError } from '../fail.js';
+import { table } from '../table.js';
 import { printToken } from './host-token.js';
 
 /** Reads a line from the terminal without echoing it. */
@@ -37,7 +39,7 @@ function promptHidden(question: string): Promise<string> {
         }
         if (ch === '\u0003') {
           stdin.setRawMode(false);
-          reject(new Error('cancelled'));
+          reject(new CliError('cancelled', 'cancelled', 130));
           return;
         }
         if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
@@ -53,8 +55,7 @@ async function passwordFrom(option: string | undefined): Promise<string> {
   if (option !== undefined) return option;
   const password = await promptHidden('Password: ');
   if (process.stdin.isTTY && (await promptHidden('Repeat password: ')) !== password) {
-    console.error('waypost: the passwords do not match');
-    process.exit(1);
+    throw new CliError('passwords_differ', 'the passwords do not match; nothing was changed');
   }
   return password;
 }
@@ -75,15 +76,32 @@ export function registerAdmin(program: Command): void {
       });
     });
 
+  admin.command('list')
+    .description('List console admin accounts (passwords are never shown)')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { json?: boolean }) => {
+      await withWaypost(async (wp) => {
+        const admins = await listAdmins(wp.core.db);
+        output(opts.json, admins, () => table(
+          ['ID', 'E-MAIL', 'CREATED', 'LAST SIGN-IN'],
+          admins.map((a) => [a.id, a.email, a.created_at, a.last_login_at ?? 'never']),
+          'No admin accounts yet. Create one with `waypost admin create --email you@example.com`.',
+        ));
+      });
+    });
+
   admin.command('password')
     .description('Set a new password for an admin (signs them out everywhere and lifts a sign-in lockout)')
     .requiredOption('--email <email>', 'the admin\'s e-mail address')
     .option('--password <password>', `the new password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
-    .action(async (opts: { email: string; password?: string }) => {
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { email: string; password?: string; json?: boolean }) => {
       const password = await passwordFrom(opts.password);
       await withWaypost(async (wp) => {
         if (!(await setPassword(wp.core, opts.email, password))) throw notFound(`The admin ${opts.email}`);
-        process.stdout.write(`Password changed for ${opts.email.trim().toLowerCase()}; their sessions were ended.\n`);
+        const email = opts.email.trim().toLowerCase();
+        output(opts.json, { email, password_changed: true, sessions_ended: true },
+          () => `Password changed for ${email}; their sessions were ended.`);
       });
     });
 

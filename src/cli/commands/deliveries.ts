@@ -1,38 +1,96 @@
-// `waypost deliveries list|show|redeliver`: the delivery log (src/webhooks/delivery-log.ts).
+// `waypost deliveries list|show|redeliver|recover`: the delivery log (src/webhooks/delivery-log.ts,
+// src/webhooks/recover.ts), with the console Logs tab's filters and search.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { DELIVERY_STATUSES, getDelivery, listDeliveries, redeliver } from '../../webhooks/delivery-log.js';
+import {
+  DELIVERY_STATUSES, getDelivery, listDeliveries, redeliver, type DeliveryDetail, type DeliveryView,
+} from '../../webhooks/delivery-log.js';
+import { RECOVERABLE, recoverDeliveries } from '../../webhooks/recover.js';
 import { EVENT_TYPE_NAMES } from '../../webhooks/catalog.js';
+import { RESOURCES } from '../../records/schemas.js';
 import { output, withWaypost } from '../context.js';
 import { fields, table, wholeNumber } from '../table.js';
 
+interface DeliveryListOptions {
+  webhook?: string;
+  status?: string;
+  event?: string;
+  since?: string;
+  until?: string;
+  delivery?: string;
+  eventId?: string;
+  record?: string;
+  resource?: string;
+  limit: number;
+  page: number;
+  json?: boolean;
+}
+
+const SINGULAR: Record<string, string> = {
+  trips: 'trip', customers: 'customer', bookings: 'booking', payments: 'payment', enquiries: 'enquiry',
+  reviews: 'review',
+};
+
+/** Which record the event concerns, as the console says it: "booking 1042". */
+function record(d: Pick<DeliveryView, 'resource' | 'record_id'>): string | null {
+  return d.resource && d.record_id !== null ? `${SINGULAR[d.resource] ?? d.resource} ${d.record_id}` : null;
+}
+
+function note(d: DeliveryView): string | null {
+  if (d.status === 'pending') return d.next_attempt_at ? `next ${d.next_attempt_at}` : null;
+  if (d.status === 'cancelled') return d.cancel_reason;
+  if (d.status === 'failed') return d.last_error;
+  return d.redelivery_of ? `redelivery of ${d.redelivery_of}` : null;
+}
+
+/** One attempt as a line: "#1 <time> 18 ms failed: HTTP 500" or "… failed: connect ECONNREFUSED …", then its body. */
+function attemptLine(a: DeliveryDetail['attempts'][number]): string {
+  const outcome = [a.response ? `HTTP ${a.response.status}` : null, a.error].filter(Boolean).join(' ');
+  const result = a.success ? 'success' : 'failed';
+  const head = `#${a.attempt} ${a.started_at} ${a.duration_ms} ms ${result}${outcome ? `: ${outcome}` : ''}`;
+  return `\n${head}${a.response?.body ? `\n${a.response.body}` : ''}`;
+}
+
 export function registerDeliveries(program: Command): void {
-  const deliveries = program.command('deliveries').description('The delivery log: list, show, redeliver');
+  const deliveries = program.command('deliveries').description('The delivery log: list, show, redeliver, recover');
 
   deliveries.command('list')
-    .description('Deliveries, newest first')
-    .option('--webhook <id>', 'only this webhook\'s deliveries')
+    .description('Deliveries, newest first; filter as in the console\'s Logs tab, or search by delivery, event, record')
+    .option('--webhook <id>', 'only this webhook\'s deliveries (deleted webhooks too)')
     .addOption(new Option('--status <status>', 'only deliveries in this state').choices([...DELIVERY_STATUSES]))
     .addOption(new Option('--event <type>', 'only this event type').choices([...EVENT_TYPE_NAMES]))
+    .option('--since <time>', 'only deliveries created at or after this ISO 8601 time, e.g. 2026-01-31T00:00:00Z')
+    .option('--until <time>', 'only deliveries created before this ISO 8601 time')
+    .option('--delivery <id>', 'search: this delivery')
+    .option('--event-id <id>', 'search: the deliveries of this event (evt_…)')
+    .option('--record <id>', 'search: the deliveries of events about this record id (e.g. booking 1042: --record 1042)')
+    .addOption(new Option('--resource <name>', 'with --record: only this kind of record').choices([...RESOURCES]))
     .option('--limit <n>', 'how many (1-100)', wholeNumber(100), 20)
     .option('--page <n>', 'which page of --limit deliveries', wholeNumber(1_000_000), 1)
     .option('--json', 'machine-readable output')
-    .action(async (opts: { webhook?: string; status?: string; event?: string; limit: number; page: number; json?: boolean }) => {
+    .action(async (opts: DeliveryListOptions) => {
       await withWaypost(async (wp) => {
-        const page = await listDeliveries(wp.core, { webhook_id: opts.webhook, status: opts.status, event_type: opts.event, perpage: opts.limit, page: opts.page });
+        const page = await listDeliveries(wp.core, {
+          webhook_id: opts.webhook, status: opts.status, event_type: opts.event, since: opts.since, until: opts.until,
+          delivery_id: opts.delivery, event_id: opts.eventId, record_id: opts.record, resource: opts.resource,
+          perpage: opts.limit, page: opts.page,
+        });
         output(opts.json, page, () => {
           const shown = table(
-            ['ID', 'CREATED', 'WEBHOOK', 'EVENT', 'STATUS', 'HTTP', 'ATTEMPTS', 'NOTE'],
-            page.items.map((d) => [d.id, d.created_at, d.webhook_name ?? d.webhook_id, d.event_type + (d.test ? ' (test)' : ''), d.status, d.last_status, d.attempts,
-              d.status === 'pending' ? (d.next_attempt_at ? `next ${d.next_attempt_at}` : null) : d.status === 'cancelled' ? d.cancel_reason : d.status === 'failed' ? d.last_error : d.redelivery_of ? `redelivery of ${d.redelivery_of}` : null]),
+            ['ID', 'CREATED', 'WEBHOOK', 'EVENT', 'STATUS', 'HTTP', 'ATTEMPTS', 'RECORD', 'NOTE'],
+            page.items.map((d) => [
+              d.id, d.created_at, d.webhook_name ?? d.webhook_id, d.event_type + (d.test ? ' (test)' : ''),
+              d.status, d.last_status, d.attempts, record(d), note(d),
+            ]),
             'No deliveries match.',
           );
-          return page.total > page.items.length ? `${shown}\n(${page.items.length} of ${page.total}; use --page or --limit for more)` : shown;
+          const more = `(${page.items.length} of ${page.total}; use --page or --limit for more)`;
+          return page.total > page.items.length ? `${shown}\n${more}` : shown;
         });
       });
     });
 
-  deliveries.command('show <id>')
+  deliveries.command('show <id>').alias('get')
     .description('One delivery with its event and every attempt (request and response)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
@@ -40,11 +98,13 @@ export function registerDeliveries(program: Command): void {
         const d = await getDelivery(wp.core, id);
         output(opts.json, d, () => [
           fields([
-            ['delivery', d.id], ['webhook', `${d.webhook_name ?? '-'} (${d.webhook_id})`], ['event', `${d.event_type} (${d.event_id})${d.test ? ' test' : ''}`],
-            ['status', d.status], ['attempts', d.attempt_count], ['next attempt', d.next_attempt_at], ['cancelled', d.cancel_reason],
-            ['redelivery of', d.redelivery_of], ['created', d.created_at], ['completed', d.completed_at],
+            ['delivery', d.id], ['webhook', `${d.webhook_name ?? '-'} (${d.webhook_id})`],
+            ['event', `${d.event_type} (${d.event_id})${d.test ? ' test' : ''}`], ['record', record(d)],
+            ['status', d.status], ['attempts', d.attempt_count], ['next attempt', d.next_attempt_at],
+            ['cancelled', d.cancel_reason], ['redelivery of', d.redelivery_of], ['created', d.created_at],
+            ['completed', d.completed_at],
           ]),
-          ...d.attempts.map((a) => `\n#${a.attempt} ${a.started_at} ${a.duration_ms} ms ${a.success ? 'success' : 'failed'}: ${a.response ? `HTTP ${a.response.status}` : ''}${a.error ? ` ${a.error}` : ''}${a.response?.body ? `\n${a.response.body}` : ''}`),
+          ...d.attempts.map(attemptLine),
         ].join('\n'));
       });
     });
@@ -55,7 +115,26 @@ export function registerDeliveries(program: Command): void {
     .action(async (id: string, opts: { json?: boolean }) => {
       await withWaypost(async (wp) => {
         const d = await redeliver(wp.core, id);
-        output(opts.json, d, () => `Queued ${d.id}: a redelivery of ${id} (${d.event_type}) to ${d.webhook_name ?? d.webhook_id}. A running worker sends it now.`);
+        output(opts.json, d, () => `Queued ${d.id}: a redelivery of ${id} (${d.event_type}) `
+          + `to ${d.webhook_name ?? d.webhook_id}. A running worker sends it now.`);
+      });
+    });
+
+  deliveries.command('recover')
+    .description('Redeliver, once, every failed or cancelled delivery of a webhook since a time (e.g. after an outage '
+      + 'or while it was disabled); running it again sends nothing twice')
+    .requiredOption('--webhook <id>', 'the webhook (it must be enabled)')
+    .requiredOption('--since <time>', 'deliveries created at or after this ISO 8601 time, e.g. 2026-01-31T00:00:00Z')
+    .option('--status <list>', `comma-separated, from: ${RECOVERABLE.join(', ')} (default: both)`)
+    .option('--json', 'machine-readable output: {queued}')
+    .action(async (opts: { webhook: string; since: string; status?: string; json?: boolean }) => {
+      const statuses = opts.status?.split(',').map((s) => s.trim()).filter(Boolean);
+      await withWaypost(async (wp) => {
+        const { queued } = await recoverDeliveries(wp.core, opts.webhook, { since: opts.since, statuses });
+        output(opts.json, { queued }, () => (queued === 0
+          ? `Nothing to recover for ${opts.webhook} since ${opts.since} (or it was recovered already).`
+          : `Queued ${queued} ${queued === 1 ? 'redelivery' : 'redeliveries'} for ${opts.webhook}. `
+            + 'A running worker sends them now.'));
       });
     });
 }

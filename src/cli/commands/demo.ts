@@ -17,6 +17,18 @@ async function serverRunning(baseUrl: string): Promise<boolean> {
   }
 }
 
+// What decides where the server listens and which database it reads: the hint repeats the ones this run was given,
+// so the server started from it answers at the curl line's URL with the data just seeded.
+const SERVER_VARIABLES = ['DATABASE_URL', 'PORT', 'HOST', 'WAYPOST_BASE_URL'] as const;
+
+const shellQuote = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+
+/** `npm start`, prefixed with the variables above that were set for this run: `PORT=9090 DATABASE_URL=… npm start`. */
+export function startCommand(env: NodeJS.ProcessEnv): string {
+  const set = SERVER_VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '');
+  return [...set.map((name) => `${name}=${shellQuote(env[name]!)}`), 'npm start'].join(' ');
+}
+
 export function registerDemo(program: Command): void {
   program.command('demo')
     .description('Seed a sample travel catalogue and create an API key with all read permissions, then print a curl command to try')
@@ -42,6 +54,7 @@ export function registerDemo(program: Command): void {
         key: { id: key.id, label: key.label, key: key.key, secret: key.secret, permissions: key.permissions },
         curl: result.curl,
         server_running: result.running,
+        ...(result.running ? {} : { start_command: startCommand(process.env) }),
       }, () => [
         `Seeded the demo catalogue (${result.database}):`,
         ...RESOURCES.map((r) => {
@@ -57,7 +70,12 @@ export function registerDemo(program: Command): void {
         '',
         'Try it:',
         `  ${result.curl}`,
-        ...(result.running ? [] : ['', `Nothing answers at ${result.baseUrl} yet: start the server first with \`npm start\`, then run the curl line.`]),
+        ...(result.running ? [] : [
+          '',
+          `Nothing answers at ${result.baseUrl} yet: start the server first, with the same settings,`
+            + ' then run the curl line:',
+          `  ${startCommand(process.env)}`,
+        ]),
       ].join('\n'));
     });
 }

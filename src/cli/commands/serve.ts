@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { createWaypost } from '../../sdk.js';
 import { migrate } from '../../store/migrate.js';
-import { withWaypost } from '../context.js';
+import { output, withWaypost } from '../context.js';
 import { ensureHostToken } from '../../host/token.js';
 import type { Role } from '../../config.js';
 import { ensureConsoleBuilt } from '../../admin/console.js';
@@ -44,10 +44,12 @@ export function registerServe(program: Command): void {
 
   program.command('migrate')
     .description('Apply database migrations (also done on every start)')
-    .action(async () => {
+    .option('--json', 'machine-readable output: {applied: [names]}')
+    .action(async (opts: { json?: boolean }) => {
       await withWaypost(async (wp) => {
         const applied = await migrate(wp.core.db);
-        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+        output(opts.json, { applied }, () => (applied.length ? `applied: ${applied.join(', ')}`
+          : 'database is up to date'));
       }, { migrate: false });
     });
 }

@@ -1,15 +1,40 @@
-// `waypost webhooks create|list|show|update|enable|disable|delete|test|secret`: the same service functions as the
-// admin JSON API (src/webhooks/manage.ts).
+// `waypost webhooks create|list|show|update|enable|disable|delete|test|secret|events`: the same service functions
+// as the console and its admin JSON API (src/webhooks/manage.ts).
 import type { Command } from 'commander';
-import { createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, revealSecret, rotateSecret, updateWebhook, type WebhookView } from '../../webhooks/manage.js';
+import {
+  createWebhook, deleteWebhook, DISABLED_BY_ADMIN, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks,
+  revealSecret, rotateSecret, updateWebhook, type WebhookView,
+} from '../../webhooks/manage.js';
 import { sendTestEvent } from '../../webhooks/test-send.js';
+import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../webhooks/catalog.js';
 import { output, withWaypost } from '../context.js';
+import { CliError } from '../fail.js';
 import { fields, table } from '../table.js';
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+/** `--events all` subscribes to every event type, like the console's "All events" box. */
+const eventList = (value: string) => (value.trim() === 'all' ? [...EVENT_TYPE_NAMES] : list(value));
+
+/** Disabled by Waypost after failures (the console shows it in red), as opposed to switched off by a person. */
+const autoDisabled = (w: WebhookView) =>
+  !w.active && w.disabled_reason !== null && w.disabled_reason !== DISABLED_BY_ADMIN;
 
 function state(w: WebhookView): string {
-  return w.active ? 'active' : w.disabled_reason ? `disabled (${w.disabled_reason})` : 'disabled';
+  if (w.active) return 'active';
+  // Reasons are whole sentences; this line is not, so their final period goes.
+  if (autoDisabled(w)) return `disabled by Waypost: ${w.disabled_reason!.replace(/\.$/, '')}`;
+  return w.disabled_reason === DISABLED_BY_ADMIN ? 'disabled by an admin' : 'disabled';
+}
+
+/** "failed 500 2026-… (dlv_…)" for `show`; lists give just the outcome, "failed 500". */
+function lastDelivery(w: WebhookView): string | null {
+  const d = w.last_delivery;
+  return d ? [d.status, d.last_status, d.created_at, `(${d.id})`].filter((p) => p !== null).join(' ') : null;
+}
+
+function lastOutcome(w: WebhookView): string | null {
+  const d = w.last_delivery;
+  return d ? [d.status, d.last_status].filter((p) => p !== null).join(' ') : null;
 }
 
 function describe(w: WebhookView & { secret?: string }): string {
@@ -20,7 +45,7 @@ function describe(w: WebhookView & { secret?: string }): string {
     ['events', w.events.join(', ')],
     ['state', state(w)],
     ...(w.secret ? [['secret', w.secret] as [string, string]] : []),
-    ['last delivery', w.last_delivery ? `${w.last_delivery.status} ${w.last_delivery.last_status ?? ''} ${w.last_delivery.created_at} (${w.last_delivery.id})` : null],
+    ['last delivery', lastDelivery(w)],
     ['created', w.created_at],
     ['updated', w.updated_at],
     ...(w.warning ? [['warning', w.warning] as [string, string]] : []),
@@ -28,18 +53,20 @@ function describe(w: WebhookView & { secret?: string }): string {
 }
 
 export function registerWebhooks(program: Command): void {
-  const webhooks = program.command('webhooks').description('Manage webhooks: create, list, enable, disable, delete, test, secret');
+  const webhooks = program.command('webhooks')
+    .description('Manage webhooks: create, list, show, update, enable, disable, delete, test, secret, events');
 
   webhooks.command('create')
     .description('Create a webhook; prints it with its signing secret')
     .requiredOption('--name <name>', 'a name for people (1-100 characters)')
     .requiredOption('--url <url>', 'the receiver, an absolute https:// URL')
-    .requiredOption('--events <types>', 'comma-separated event types, e.g. booking.created,booking.updated')
-    .option('--inactive', 'create it disabled')
+    .requiredOption('--events <types>', 'comma-separated event types, e.g. booking.created,booking.updated, or "all"')
+    .option('--inactive', 'create it disabled (nothing is sent until `waypost webhooks enable`)')
     .option('--json', 'machine-readable output')
     .action(async (opts: { name: string; url: string; events: string; inactive?: boolean; json?: boolean }) => {
       await withWaypost(async (wp) => {
-        const created = await createWebhook(wp.core, { name: opts.name, url: opts.url, events: list(opts.events), active: !opts.inactive });
+        const input = { name: opts.name, url: opts.url, events: eventList(opts.events), active: !opts.inactive };
+        const created = await createWebhook(wp.core, input);
         output(opts.json, created, () => `${describe(created)}\n\nKeep the secret: receivers verify X-${wp.config.serviceName}-Signature with it (\`waypost webhooks secret ${created.id}\` shows it again).`);
       });
     });
@@ -52,13 +79,18 @@ export function registerWebhooks(program: Command): void {
         const all = await listWebhooks(wp.core);
         output(opts.json, all, () => table(
           ['ID', 'NAME', 'STATE', 'EVENTS', 'LAST DELIVERY', 'URL'],
-          all.map((w) => [w.id, w.name, w.active ? 'active' : 'disabled', w.events.join(','), w.last_delivery ? `${w.last_delivery.status}${w.last_delivery.last_status ? ` ${w.last_delivery.last_status}` : ''}` : null, w.url]),
+          all.map((w) => [
+            w.id, w.name, w.active ? 'active' : autoDisabled(w) ? 'auto-disabled' : 'disabled',
+            w.events.length === EVENT_TYPE_NAMES.length ? 'all' : w.events.join(','),
+            lastOutcome(w),
+            w.url,
+          ]),
           'No webhooks yet. Create one with `waypost webhooks create --name N --url U --events booking.created`.',
         ));
       });
     });
 
-  webhooks.command('show <id>')
+  webhooks.command('show <id>').alias('get')
     .description('Show one webhook (without its secret)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
@@ -72,11 +104,15 @@ export function registerWebhooks(program: Command): void {
     .description('Change a webhook\'s name, URL or events (its delivery history is kept)')
     .option('--name <name>', 'new name')
     .option('--url <url>', 'new receiver URL')
-    .option('--events <types>', 'new comma-separated event types')
+    .option('--events <types>', 'new comma-separated event types (replace the current ones), or "all"')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { name?: string; url?: string; events?: string; json?: boolean }) => {
+      if (opts.name === undefined && opts.url === undefined && opts.events === undefined) {
+        throw new CliError('nothing_to_change', 'give --name, --url and/or --events (enable and disable are commands)');
+      }
       await withWaypost(async (wp) => {
-        const w = await updateWebhook(wp.core, id, { name: opts.name, url: opts.url, events: opts.events === undefined ? undefined : list(opts.events) });
+        const events = opts.events === undefined ? undefined : eventList(opts.events);
+        const w = await updateWebhook(wp.core, id, { name: opts.name, url: opts.url, events });
         output(opts.json, w, () => describe(w));
       });
     });
@@ -134,5 +170,12 @@ export function registerWebhooks(program: Command): void {
         const { secret } = opts.rotate ? await rotateSecret(wp.core, id) : await revealSecret(wp.core, id);
         output(opts.json, { id, secret }, () => secret);
       });
+    });
+
+  webhooks.command('events')
+    .description('The event types a webhook can subscribe to')
+    .option('--json', 'machine-readable output')
+    .action((opts: { json?: boolean }) => {
+      output(opts.json, EVENT_TYPES, () => table(['EVENT', 'WHEN'], EVENT_TYPES.map((e) => [e.type, e.description])));
     });
 }

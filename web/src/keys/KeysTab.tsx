@@ -1,4 +1,5 @@
-// API keys: label, key prefix, permissions, status, created, last used; add, disable/enable, delete.
+// API keys: label, key prefix, permissions, rate limit, status, created, last used; add, edit, disable/enable,
+// delete, and a link to each key's usage in Logs.
 import { useState } from 'react';
 import { ApiError, del, get, post } from '../api';
 import { Badge } from '../components/Badge';
@@ -9,6 +10,8 @@ import { formatDate, timeAgo } from '../format';
 import type { ApiKey } from '../types';
 import { usePolling } from '../usePolling';
 import { CreateKeyDialog } from './CreateKeyDialog';
+import { EditKeyDialog } from './EditKeyDialog';
+import { windowText, type RateLimitInfo } from './KeyForm';
 import { describePermissions } from './permissions';
 
 // Lists show the key already shortened ("wpk_1a2b3c4d…"); shorten a full one the same way.
@@ -16,11 +19,12 @@ const prefixOf = (k: ApiKey) => k.key_prefix ?? (k.key ? (k.key.endsWith('…') 
 
 export function KeysTab() {
   const toast = useToast();
-  const { data: keys, error, refresh } = usePolling(async () => {
-    const res = await get<ApiKey[] | { keys: ApiKey[] }>('/keys');
-    return Array.isArray(res) ? res : res.keys;
-  }, [], 5000);
+  const { data, error, refresh } = usePolling(
+    () => get<{ keys: ApiKey[]; rate_limit?: RateLimitInfo; api_url?: string }>('/keys'), [], 5000);
+  const keys = data?.keys ?? null;
+  const limits = data?.rate_limit ?? null;
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
 
   const setActive = async (k: ApiKey, active: boolean) => {
@@ -56,13 +60,23 @@ export function KeysTab() {
             <tbody>
               {keys.map((k) => (
                 <tr key={k.id} data-key={k.label}>
-                  <td className="strong">{k.label}{k.rate_limit ? <div className="muted small">{k.rate_limit} requests / window</div> : null}</td>
+                  <td className="strong">
+                    {k.label}
+                    <div className="muted small">
+                      {k.rate_limit ?? limits?.default ?? 'Default'}
+                      {` requests / ${limits ? windowText(limits.window_s) : 'window'}`}{k.rate_limit === null ? ' (default)' : ''}
+                    </div>
+                  </td>
                   <td><code className="mono small">{prefixOf(k)}</code></td>
                   <td className="small">{describePermissions(k.permissions)}</td>
                   <td>{k.active ? <Badge tone="green">Active</Badge> : <Badge tone="grey">Disabled</Badge>}</td>
                   <td className="small nowrap">{formatDate(k.created_at)}</td>
-                  <td className="small nowrap">{timeAgo(k.last_used_at)}</td>
+                  <td className="small nowrap">
+                    {timeAgo(k.last_used_at)}
+                    <div><a className="plain-link small" href={`#/logs?view=usage&key=${encodeURIComponent(k.id)}`} aria-label={`Usage of ${k.label}`}>Usage</a></div>
+                  </td>
                   <td className="actions">
+                    <button type="button" className="button button-small" onClick={() => setEditing(k)} aria-label={`Edit ${k.label}`}>Edit</button>
                     <button type="button" className="button button-small" onClick={() => setActive(k, !k.active)} aria-label={`${k.active ? 'Disable' : 'Enable'} ${k.label}`}>{k.active ? 'Disable' : 'Enable'}</button>
                     <button type="button" className="button button-small button-danger-ghost" onClick={() => setDeleting(k)} aria-label={`Delete ${k.label}`}>Delete</button>
                   </td>
@@ -72,7 +86,8 @@ export function KeysTab() {
           </table>
         </div>
       )}
-      {adding && <CreateKeyDialog onClose={() => setAdding(false)} onCreated={() => void refresh()} />}
+      {adding && <CreateKeyDialog limits={limits} apiUrl={data?.api_url ?? null} onClose={() => setAdding(false)} onCreated={() => void refresh()} />}
+      {editing && <EditKeyDialog apiKey={editing} limits={limits} onClose={() => setEditing(null)} onSaved={() => void refresh()} />}
       {deleting && (
         <ConfirmDialog
           title={`Delete “${deleting.label}”?`}

@@ -1,11 +1,13 @@
-// Every delivery, newest first, with filters (webhook, event, status, time) and pages; a row opens its details.
+// Every delivery, newest first, with filters (webhook, deleted ones too; event, status, time), a search by
+// delivery id, event id or record ("booking 1042") and pages; a row says which record it concerns and opens its
+// details.
 import { useEffect, useState } from 'react';
 import { get, query } from '../api';
 import { Badge, deliveryLabel, deliveryTone } from '../components/Badge';
 import { EmptyState } from '../components/EmptyState';
 import { Pagination } from '../components/Pagination';
-import { formatDate, formatTime, timeAgo } from '../format';
-import type { Delivery, EventTypeInfo, Page, Webhook } from '../types';
+import { formatDate, formatTime, parseLogSearch, recordLabel, timeAgo } from '../format';
+import type { Delivery, EventTypeInfo, LogWebhook, Page } from '../types';
 import { LIVE_INTERVAL_MS, usePolling } from '../usePolling';
 import { DeliveryPanel } from './DeliveryPanel';
 import { updateLogParams } from './params';
@@ -27,29 +29,40 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
     status: params.get('status') ?? '',
     since: params.get('since') ?? '',
     until: params.get('until') ?? '',
+    q: params.get('q') ?? '',
   };
+  const search = parseLogSearch(filters.q);
   const page = Math.max(1, Number(params.get('page')) || 1);
   const openId = params.get('delivery');
-  const [webhooks, setWebhooks] = useState<Webhook[]>([]);
+  const [webhooks, setWebhooks] = useState<LogWebhook[]>([]);
   const [eventTypes, setEventTypes] = useState<EventTypeInfo[]>([]);
+  const [typed, setTyped] = useState(filters.q);
+  useEffect(() => setTyped(filters.q), [filters.q]);
   useEffect(() => {
-    get<Webhook[]>('/webhooks').then(setWebhooks, () => {});
+    get<{ webhooks: LogWebhook[] }>('/deliveries/webhooks').then((r) => setWebhooks(r.webhooks), () => {});
     get<EventTypeInfo[]>('/events').then(setEventTypes, () => {});
   }, []);
 
   const key = JSON.stringify({ ...filters, page });
-  const { data, error } = usePolling(() => get<Page<Delivery>>(`/deliveries${query({ ...filters, page, perpage: PER_PAGE })}`), [key], LIVE_INTERVAL_MS);
+  const { q: _q, ...listFilters } = filters;
+  const { data, error } = usePolling(async () => (search === null ? null
+    : get<Page<Delivery>>(`/deliveries${query({ ...listFilters, ...search, page, perpage: PER_PAGE })}`)), [key], LIVE_INTERVAL_MS);
   const set = (changes: Record<string, string | null>) => updateLogParams(params, { page: null, ...changes });
   const hasFilters = Object.values(filters).some(Boolean);
 
   return (
     <>
-      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deliveries">
+      <form className="filters" onSubmit={(e) => { e.preventDefault(); set({ q: typed.trim() }); }} aria-label="Filter deliveries">
+        <label className="filter-search">
+          <span className="field-label">Search</span>
+          <input type="search" aria-label="Search deliveries" value={typed} placeholder="dlv_…, evt_… or booking 1042"
+            onChange={(e) => setTyped(e.target.value)} onBlur={() => { if (typed.trim() !== filters.q) set({ q: typed.trim() }); }} />
+        </label>
         <label>
           <span className="field-label">Webhook</span>
           <select aria-label="Webhook" value={filters.webhook_id} onChange={(e) => set({ webhook_id: e.target.value })}>
             <option value="">All webhooks</option>
-            {webhooks.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
+            {webhooks.map((w) => <option key={w.id} value={w.id}>{w.deleted ? `${w.name} (deleted)` : w.name}</option>)}
           </select>
         </label>
         <label>
@@ -80,8 +93,13 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
         {hasFilters && <button type="button" className="link-button" onClick={() => updateLogParams(new URLSearchParams(), {})}>Clear filters</button>}
         <span className="live-indicator" title="This list updates automatically"><span className="live-dot" aria-hidden="true" /> Live</span>
       </form>
+      {search === null && (
+        <p className="form-error" role="alert">
+          Search for a delivery id (dlv_…), an event id (evt_…), or a record: its id, or a name and id such as booking 1042.
+        </p>
+      )}
       {error && <p className="form-error" role="alert">{error}</p>}
-      {!data ? <p className="muted" aria-busy="true">Loading deliveries…</p> : data.items.length === 0 ? (
+      {search === null ? null : !data ? <p className="muted" aria-busy="true">Loading deliveries…</p> : data.items.length === 0 ? (
         <EmptyState title={hasFilters ? 'No deliveries match these filters' : 'No deliveries yet'}>
           {hasFilters ? 'Try a wider time range or another status.' : 'Deliveries appear here as soon as an event is sent to a webhook. Send a test from a webhook to see one.'}
         </EmptyState>
@@ -100,6 +118,7 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
                     </td>
                     <td>
                       <span className="mono small">{d.event_type}</span>
+                      {recordLabel(d.resource, d.record_id) && <div className="small" data-testid="record">{recordLabel(d.resource, d.record_id)}</div>}
                       {d.test && <span className="chip chip-test">Test</span>}
                       {d.redelivery_of && <span className="chip">Redelivery</span>}
                     </td>

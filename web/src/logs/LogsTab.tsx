@@ -11,7 +11,8 @@ const VIEWS = [
 ] as const;
 
 export function LogsTab({ params }: { params: URLSearchParams }) {
-  const view = VIEWS.find((v) => v.id === params.get('view'))?.id ?? 'deliveries';
+  const asked = params.get('view') ?? params.get('tab'); // `tab` as in the API Keys tab's usage links of old
+  const view = VIEWS.find((v) => v.id === asked)?.id ?? 'deliveries';
   return (
     <>
       <div className="segmented" role="group" aria-label="Log type">
@@ -23,7 +24,7 @@ export function LogsTab({ params }: { params: URLSearchParams }) {
       </div>
       {view === 'deliveries' && <DeliveriesLog params={params} />}
       {view === 'alerts' && <AlertsList />}
-      {view === 'usage' && <UsageTable />}
+      {view === 'usage' && <UsageTable keyId={params.get('key')} />}
     </>
   );
 }

@@ -1,8 +1,10 @@
-// Per-key API usage over the last days: requests, client errors (4xx) and rate-limited requests (429).
+// Per-key API usage over the last days: requests, client errors (4xx) and rate-limited requests (429); one key
+// only when opened from its row in the API Keys tab (#/logs?view=usage&key=…).
 import { get } from '../api';
 import { EmptyState } from '../components/EmptyState';
 import type { KeyUsage } from '../types';
 import { usePolling } from '../usePolling';
+import { updateLogParams } from './params';
 
 /** The last 7 UTC days, oldest first, whether or not the key was used on them. */
 function lastDays(n = 7): string[] {
@@ -23,15 +25,22 @@ function DayBars({ days }: { days: KeyUsage['days'] }) {
   );
 }
 
-export function UsageTable() {
-  const { data, error } = usePolling(async () => {
+export function UsageTable({ keyId = null }: { keyId?: string | null }) {
+  const { data: all, error } = usePolling(async () => {
     const res = await get<KeyUsage[] | { keys: KeyUsage[] }>('/keys/usage');
     return Array.isArray(res) ? res : res.keys;
   }, [], 5000);
+  const data = all && keyId ? all.filter((u) => u.key_id === keyId) : all;
   return (
     <>
       <p className="muted">Requests per API key over the last 7 days (counts are written every few seconds).</p>
       {error && <p className="form-error" role="alert">{error}</p>}
+      {keyId && all && (
+        <p className="small">
+          {data?.length ? <>Showing <strong>{data[0].label}</strong> only. </> : 'This key no longer exists. '}
+          <button type="button" className="link-button" onClick={() => updateLogParams(new URLSearchParams(), { view: 'usage' })}>Show all keys</button>
+        </p>
+      )}
       {!data ? <p className="muted" aria-busy="true">Loading usage…</p> : data.length === 0 ? (
         <EmptyState title="No API keys yet">Create a key in the API Keys tab; its requests are counted here.</EmptyState>
       ) : (

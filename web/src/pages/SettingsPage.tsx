@@ -2,6 +2,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, get, put } from '../api';
 import { Field } from '../components/Field';
+import { checkSettings, type FieldErrors } from '../components/formChecks';
+import { useUnsavedChanges } from '../components/leaveGuard';
 import { useToast } from '../components/Toasts';
 import type { Settings } from '../types';
 
@@ -19,6 +21,9 @@ export function SettingsPage() {
   const [days, setDays] = useState('');
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const saved = settings ? { email: settings.alert_email_source === 'setting' ? settings.alert_email ?? '' : '', days: String(settings.log_retention_days) } : null;
+  useUnsavedChanges(saved !== null && (email !== saved.email || days !== saved.days));
 
   const load = (s: Settings) => {
     setSettings(s);
@@ -32,7 +37,9 @@ export function SettingsPage() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
-    if (!/^\d+$/.test(days.trim())) return setError(new ApiError(400, 'invalid_retention', 'Enter a whole number of days.', 'log_retention_days'));
+    const found = checkSettings(email, days); // every invalid field at once
+    setFieldErrors(found);
+    if (Object.keys(found).length > 0) return;
     setBusy(true);
     try {
       load(await put<Settings>('/settings', { alert_email: email.trim(), log_retention_days: Number(days.trim()) }));
@@ -56,7 +63,7 @@ export function SettingsPage() {
           <Field
             label="Alert e-mail address"
             hint={`Currently ${settings.alert_email ?? 'none'} — ${SOURCE[settings.alert_email_source]} Leave empty to use the default.`}
-            error={error?.field === 'alert_email' ? error.message : null}
+            error={fieldErrors.alert_email ?? (error?.field === 'alert_email' ? error.message : null)}
           >
             <input type="email" value={email} placeholder={settings.alert_email_source === 'setting' ? '' : settings.alert_email ?? 'ops@example.com'} onChange={(e) => setEmail(e.target.value)} autoComplete="email" />
           </Field>
@@ -65,7 +72,7 @@ export function SettingsPage() {
             {!settings.smtp_configured && <> SMTP is not configured (<code>SMTP_URL</code>), so alerts are stored and shown under Logs › E-mail alerts.</>}
           </div>
           <h2>Delivery logs</h2>
-          <Field label="Keep delivery logs for (days)" hint="Deliveries, attempts and alerts older than this are deleted automatically. 1 to 3650 days." error={error?.field === 'log_retention_days' ? error.message : null}>
+          <Field label="Keep delivery logs for (days)" hint="Deliveries, attempts and alerts older than this are deleted automatically. 1 to 3650 days." error={fieldErrors.log_retention_days ?? (error?.field === 'log_retention_days' ? error.message : null)}>
             <input type="text" inputMode="numeric" className="input-short" value={days} onChange={(e) => setDays(e.target.value)} />
           </Field>
           <div className="form-actions">

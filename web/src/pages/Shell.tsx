@@ -1,6 +1,7 @@
 // The signed-in frame: top bar with the account and sign-out, a "Settings" side navigation, the page.
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { del } from '../api';
+import { labelTableCells } from '../components/tableCards';
 
 export function Shell({ email, section, onSignedOut, children }: { email: string; section: string; onSignedOut: () => void; children: ReactNode }) {
   const signOut = async () => {
@@ -10,6 +11,8 @@ export function Shell({ email, section, onSignedOut, children }: { email: string
       onSignedOut();
     }
   };
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => labelTableCells(main.current!), []);
   const onSettings = section === 'settings';
   return (
     <div className="app">
@@ -17,7 +20,7 @@ export function Shell({ email, section, onSignedOut, children }: { email: string
       <header className="topbar">
         <div className="brand"><span className="brand-mark" aria-hidden="true">W</span> Waypost</div>
         <div className="topbar-account">
-          <span className="muted" title="Signed in as">{email}</span>
+          <span className="muted topbar-email" title={`Signed in as ${email}`}>{email}</span>
           <button type="button" className="button button-small" onClick={signOut}>Sign out</button>
         </div>
       </header>
@@ -27,7 +30,7 @@ export function Shell({ email, section, onSignedOut, children }: { email: string
           <a href="#/webhooks" aria-current={!onSettings ? 'page' : undefined}>Webhooks &amp; API</a>
           <a href="#/settings" aria-current={onSettings ? 'page' : undefined}>Alerts &amp; retention</a>
         </nav>
-        <main id="main" tabIndex={-1} className="content">{children}</main>
+        <main id="main" ref={main} tabIndex={-1} className="content">{children}</main>
       </div>
     </div>
   );

@@ -1,15 +1,17 @@
 // Add or edit one webhook: details and events, status (re-enable after a fix), signing secret, test, delete.
 import { useEffect, useState } from 'react';
-import { ApiError, del, get, patch, post } from '../api';
+import { del, get, patch, post } from '../api';
 import { Badge } from '../components/Badge';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Switch } from '../components/Switch';
 import { useToast } from '../components/Toasts';
+import { focusOnMount, useFocusTarget } from '../components/focus';
 import { formatDate } from '../format';
 import { navigate } from '../router';
 import type { EventTypeInfo, Webhook } from '../types';
 import { usePolling } from '../usePolling';
 import { isAutoDisabled } from './status';
+import { useActiveToggle } from './useActiveToggle';
 import { SecretPanel } from './SecretPanel';
 import { TestPanel } from './TestPanel';
 import { WebhookForm, type WebhookFormValues } from './WebhookForm';
@@ -22,7 +24,9 @@ export function WebhookEditor({ id }: { id: string | null }) {
   const [eventTypes, setEventTypes] = useState<EventTypeInfo[] | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [formKey, setFormKey] = useState(0);
+  const title = useFocusTarget<HTMLHeadingElement>();
   const { data: webhook, error, refresh } = usePolling(async () => (id ? get<Webhook>(`/webhooks/${id}`) : null), [id]);
+  const toggle = useActiveToggle(refresh);
 
   useEffect(() => {
     get<EventTypeInfo[]>('/events').then(setEventTypes, () => setEventTypes([]));
@@ -43,7 +47,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
       <>
         {back}
         <div className="card">
-          <h2>Add webhook</h2>
+          <h2 tabIndex={-1} ref={focusOnMount}>Add webhook</h2>
           <WebhookForm initial={{ name: '', url: '', events: [] }} eventTypes={eventTypes} submitLabel="Add webhook" onSubmit={create} onCancel={() => navigate('/webhooks')} />
         </div>
       </>
@@ -57,23 +61,16 @@ export function WebhookEditor({ id }: { id: string | null }) {
     toast(saved.warning ? `Saved. Note: ${saved.warning}` : 'Webhook saved');
     await refresh();
     setFormKey((k) => k + 1);
+    title.focus();
   };
-  const setActive = async (active: boolean) => {
-    try {
-      await post(`/webhooks/${w.id}/${active ? 'enable' : 'disable'}`);
-      toast(active ? 'Webhook enabled' : 'Webhook disabled');
-      await refresh();
-    } catch (err) {
-      toast(err instanceof ApiError ? err.message : String(err), 'error');
-    }
-  };
+  const setActive = (active: boolean) => toggle.setActive(w, active);
 
   return (
     <>
       {back}
       <div className="editor-header">
         <div>
-          <h2 className="editor-title">{w.name}</h2>
+          <h2 className="editor-title" tabIndex={-1} ref={title.ref}>{w.name}</h2>
           <p className="mono muted small">{w.url}</p>
         </div>
         <div className="status-cell">
@@ -111,6 +108,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
           </div>
         </div>
       </div>
+      {toggle.dialogs}
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete “${w.name}”?`}

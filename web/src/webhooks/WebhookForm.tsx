@@ -1,7 +1,9 @@
-// Name, URL and event checkboxes, with the server's validation messages shown next to the field they concern.
+// Name, URL and event checkboxes. Every invalid field is marked at once, with the server's limits checked here
+// first; the server's own messages (e.g. a private address) are shown next to the field they name.
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api';
 import { Field } from '../components/Field';
+import { confirmLeave, useUnsavedChanges } from '../components/leaveGuard';
 import type { EventTypeInfo } from '../types';
 
 export interface WebhookFormValues {
@@ -18,44 +20,87 @@ interface Props {
   onCancel?: () => void;
 }
 
+// The server's limits (src/webhooks/manage.ts).
+export const NAME_MAX = 100;
+export const URL_MAX = 2000;
+const FIELDS = ['name', 'url', 'events'];
+
+type Errors = Partial<Record<'name' | 'url' | 'events' | 'form', string>>;
+
+/** Every problem the server would report, one per field, so the user fixes them in one go. */
+export function checkWebhook(values: WebhookFormValues): Errors {
+  const errors: Errors = {};
+  const name = values.name.trim();
+  const url = values.url.trim();
+  if (!name) errors.name = 'Give the webhook a name.';
+  else if (name.length > NAME_MAX) errors.name = `Use at most ${NAME_MAX} characters (this is ${name.length}).`;
+  if (!url) errors.url = 'Enter the endpoint URL, starting with https://.';
+  else if (!/^https?:\/\/\S+$/i.test(url)) errors.url = 'Enter a valid URL starting with https:// (or http://).';
+  else if (url.length > URL_MAX) errors.url = `Use at most ${URL_MAX} characters.`;
+  if (values.events.length === 0) errors.events = 'Choose at least one event.';
+  return errors;
+}
+
+const sameEvents = (a: string[], b: string[]) => a.length === b.length && a.every((e) => b.includes(e));
+
 export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCancel }: Props) {
   const [values, setValues] = useState(initial);
-  const [error, setError] = useState<ApiError | null>(null);
+  const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
+  const dirty = values.name !== initial.name || values.url !== initial.url || !sameEvents(values.events, initial.events);
+  const guard = useUnsavedChanges(dirty);
 
   const toggleEvent = (type: string, on: boolean) =>
     setValues((v) => ({ ...v, events: on ? [...v.events, type] : v.events.filter((e) => e !== type) }));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setError(null);
-    // The same checks the server makes, so the common mistakes show at once; the server still has the last word.
-    if (!values.name.trim()) return setError(new ApiError(400, 'invalid_field', 'Give the webhook a name.', 'name'));
-    if (!/^https?:\/\/\S+$/i.test(values.url.trim())) return setError(new ApiError(400, 'invalid_url', 'Enter a valid URL starting with https:// (or http://).', 'url'));
-    if (values.events.length === 0) return setError(new ApiError(400, 'invalid_field', 'Choose at least one event.', 'events'));
+    const found = checkWebhook(values);
+    setErrors(found);
+    if (Object.keys(found).length > 0) {
+      // Take the user to the first field to fix; the others are marked too.
+      const first = FIELDS.find((f) => f in found);
+      (e.currentTarget as HTMLFormElement).querySelector<HTMLElement>(`[data-field="${first}"] input`)?.focus();
+      return;
+    }
     setBusy(true);
+    guard.leaving();
     try {
       await onSubmit({ ...values, name: values.name.trim(), url: values.url.trim() });
     } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError(0, 'error', String(err), null));
+      guard.stay();
+      const apiErr = err instanceof ApiError ? err : new ApiError(0, 'error', String(err), null);
+      const field = FIELDS.includes(apiErr.field ?? '') ? (apiErr.field as keyof Errors) : 'form';
+      setErrors({ [field]: apiErr.message });
     } finally {
       setBusy(false);
     }
   };
 
-  const fieldError = (f: string) => (error?.field === f ? error.message : null);
+  const cancel = () => {
+    if (onCancel && confirmLeave()) {
+      guard.leaving();
+      onCancel();
+    }
+  };
   const allOn = values.events.length === eventTypes.length;
+  const count = Object.keys(errors).filter((f) => f !== 'form').length;
 
   return (
     <form onSubmit={submit} noValidate className="form">
-      {error && !['name', 'url', 'events'].includes(error.field ?? '') && <p className="form-error" role="alert">{error.message}</p>}
-      <Field label="Name" hint="For you: shown in lists, logs and alert e-mails." error={fieldError('name')}>
-        <input type="text" value={values.name} maxLength={200} onChange={(e) => setValues({ ...values, name: e.target.value })} placeholder="Bookings to CRM" />
-      </Field>
-      <Field label="Endpoint URL" hint="Where Waypost POSTs events. Must be reachable from the internet; https:// is recommended." error={fieldError('url')}>
-        <input type="url" inputMode="url" className="mono" value={values.url} onChange={(e) => setValues({ ...values, url: e.target.value })} placeholder="https://example.com/webhooks/waypost" />
-      </Field>
-      <fieldset className={`field events-fieldset${fieldError('events') ? ' field-invalid' : ''}`} aria-describedby={fieldError('events') ? 'events-error' : undefined}>
+      {errors.form && <p className="form-error" role="alert">{errors.form}</p>}
+      {count > 1 && <p className="form-error" role="alert">Fix the {count} fields marked below.</p>}
+      <div data-field="name">
+        <Field label="Name" hint={`For you: shown in lists, logs and alert e-mails. Up to ${NAME_MAX} characters.`} error={errors.name}>
+          <input type="text" value={values.name} maxLength={NAME_MAX} onChange={(e) => setValues({ ...values, name: e.target.value })} placeholder="Bookings to CRM" />
+        </Field>
+      </div>
+      <div data-field="url">
+        <Field label="Endpoint URL" hint="Where Waypost POSTs events. Must be reachable from the internet; https:// is recommended." error={errors.url}>
+          <input type="url" inputMode="url" className="mono" value={values.url} maxLength={URL_MAX} onChange={(e) => setValues({ ...values, url: e.target.value })} placeholder="https://example.com/webhooks/waypost" />
+        </Field>
+      </div>
+      <fieldset data-field="events" className={`field events-fieldset${errors.events ? ' field-invalid' : ''}`} aria-describedby={errors.events ? 'events-error' : undefined}>
         <legend className="field-label">Events</legend>
         <label className="check check-all">
           <input type="checkbox" checked={allOn} onChange={(e) => setValues({ ...values, events: e.target.checked ? eventTypes.map((t) => t.type) : [] })} />
@@ -73,10 +118,10 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
             </label>
           ))}
         </div>
-        {fieldError('events') && <p id="events-error" className="field-error" role="alert">{fieldError('events')}</p>}
+        {errors.events && <p id="events-error" className="field-error" role="alert">{errors.events}</p>}
       </fieldset>
       <div className="form-actions">
-        {onCancel && <button type="button" className="button" onClick={onCancel}>Cancel</button>}
+        {onCancel && <button type="button" className="button" onClick={cancel}>Cancel</button>}
         <button type="submit" className="button button-primary" disabled={busy}>{busy ? 'Saving…' : submitLabel}</button>
       </div>
     </form>

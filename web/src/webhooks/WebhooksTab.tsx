@@ -1,37 +1,22 @@
 // The webhook list: name and URL, events, an active switch (red "Auto-disabled" with its reason when Waypost
 // switched it off), the last delivery, and actions. Updates live while deliveries happen.
-import { useState } from 'react';
-import { ApiError, get, post } from '../api';
+import { get } from '../api';
 import { Badge, deliveryLabel, deliveryTone } from '../components/Badge';
 import { EmptyState } from '../components/EmptyState';
 import { Switch } from '../components/Switch';
-import { useToast } from '../components/Toasts';
 import { timeAgo } from '../format';
 import { navigate } from '../router';
 import type { EventTypeInfo, Webhook } from '../types';
 import { usePolling } from '../usePolling';
 import { isAutoDisabled } from './status';
+import { useActiveToggle } from './useActiveToggle';
 
 export function WebhooksTab() {
-  const toast = useToast();
   const { data, error, refresh } = usePolling(async () => {
     const [webhooks, events] = await Promise.all([get<Webhook[]>('/webhooks'), get<EventTypeInfo[]>('/events')]);
     return { webhooks, labels: new Map(events.map((e) => [e.type, e.label])) };
   }, []);
-  const [busy, setBusy] = useState<string | null>(null);
-
-  const setActive = async (w: Webhook, active: boolean) => {
-    setBusy(w.id);
-    try {
-      await post(`/webhooks/${w.id}/${active ? 'enable' : 'disable'}`);
-      toast(active ? `${w.name} is active again` : `${w.name} is disabled`);
-      await refresh();
-    } catch (err) {
-      toast(err instanceof ApiError ? err.message : String(err), 'error');
-    } finally {
-      setBusy(null);
-    }
-  };
+  const { setActive, busyId: busy, dialogs } = useActiveToggle(refresh);
 
   return (
     <>
@@ -93,6 +78,7 @@ export function WebhooksTab() {
           </table>
         </div>
       )}
+      {dialogs}
     </>
   );
 }

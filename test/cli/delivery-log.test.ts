@@ -1,0 +1,71 @@
+// The console Logs tab's search and the recover feature, from the CLI: which record a delivery concerns, finding
+// deliveries by record, event or delivery id, and redelivering (once) what was cancelled while a webhook was off.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWaypost, type Waypost } from '../../src/sdk.js';
+import { createLogger } from '../../src/log.js';
+import { runCli, tempSqliteUrl } from './run.js';
+
+describe('waypost deliveries: search and recover', { timeout: 240_000 }, () => {
+  const DATABASE_URL = tempSqliteUrl();
+  const env = { DATABASE_URL, WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' };
+  let wp: Waypost; // the booking product's writes, through the SDK (no worker runs: deliveries stay pending)
+  const json = async (...args: string[]) => {
+    const run = await runCli([...args, '--json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    return JSON.parse(run.stdout);
+  };
+  let hookId = '';
+  let start = '';
+
+  beforeAll(async () => {
+    wp = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl: DATABASE_URL } });
+    const created = await json('webhooks', 'create', '--name', 'CRM', '--url', 'http://127.0.0.1:9/in', '--events', 'all');
+    hookId = created.id;
+    start = new Date(Date.now() - 1000).toISOString();
+    await wp.put('customers', 1042, { email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva' });
+    await wp.put('customers', 7, { email: 'bo@example.com', first_name: 'Bo', last_name: 'Ek' });
+  });
+  afterAll(async () => wp?.close());
+
+  it('says which record each delivery concerns, and finds deliveries by record, event or delivery id', async () => {
+    const table = await runCli(['deliveries', 'list'], env);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID +CREATED +WEBHOOK +EVENT +STATUS +HTTP +ATTEMPTS +RECORD +NOTE$/);
+    expect(table.stdout).toMatch(/ customer\.created +pending +- +0 +customer 1042 /);
+
+    const [byRecord, byResource, otherResource] = await Promise.all([
+      json('deliveries', 'list', '--record', '1042'),
+      json('deliveries', 'list', '--record', '7', '--resource', 'customers'),
+      json('deliveries', 'list', '--record', '7', '--resource', 'bookings'),
+    ]);
+    expect(byRecord.items.map((d: { record_id: number }) => d.record_id)).toEqual([1042]);
+    expect(byResource.items).toHaveLength(1);
+    expect(otherResource.total).toBe(0);
+    const [one] = byRecord.items;
+    const [byEvent, byDelivery] = await Promise.all([
+      json('deliveries', 'list', '--event-id', one.event_id),
+      json('deliveries', 'list', '--delivery', one.id),
+    ]);
+    expect([byEvent.items[0].id, byDelivery.items[0].id]).toEqual([one.id, one.id]);
+    expect((await runCli(['deliveries', 'show', one.id], env)).stdout).toMatch(/^record: +customer 1042$/m);
+  });
+
+  it('recovers what a disable cancelled, once, after the webhook is enabled again', async () => {
+    expect((await runCli(['webhooks', 'disable', hookId], env)).code).toBe(0);
+    expect((await json('deliveries', 'list', '--status', 'cancelled')).total).toBe(2);
+    const refused = await runCli(['deliveries', 'recover', '--webhook', hookId, '--since', start], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr)
+      .toBe('waypost: The webhook "CRM" is disabled. Re-enable it first, then recover its deliveries.\n');
+
+    expect((await runCli(['webhooks', 'enable', hookId], env)).code).toBe(0);
+    const recovered = await runCli(['deliveries', 'recover', '--webhook', hookId, '--since', start], env);
+    expect(recovered.code, recovered.stderr).toBe(0);
+    expect(recovered.stdout).toBe(`Queued 2 redeliveries for ${hookId}. A running worker sends them now.\n`);
+    const pending = await json('deliveries', 'list', '--status', 'pending');
+    const records = pending.items.map((d: { record_id: number }) => d.record_id) as number[];
+    expect(records.sort((a, b) => a - b)).toEqual([7, 1042]);
+    expect(await json('deliveries', 'recover', '--webhook', hookId, '--since', start)).toEqual({ queued: 0 });
+    const bad = await runCli(['deliveries', 'recover', '--webhook', hookId, '--since', 'last week'], env);
+    expect(bad.stderr).toBe('waypost: since: give an ISO 8601 time, e.g. 2026-01-31T00:00:00Z\n');
+  });
+});

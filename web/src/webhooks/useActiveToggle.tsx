@@ -1,0 +1,99 @@
+// Switching a webhook off or on, from the list or the editor. Disabling cancels its pending deliveries, so it is
+// confirmed first (saying how many); re-enabling offers to redeliver, once, what failed or was cancelled meanwhile
+// (POST /webhooks/:id/recover, which never sends a delivery twice).
+import { useState, type ReactNode } from 'react';
+import { ApiError, get, post, query } from '../api';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { useToast } from '../components/Toasts';
+import { formatDate, plural } from '../format';
+import type { Delivery, Page, Webhook } from '../types';
+
+// A pending delivery is at most about an hour old (the retry schedule), so a day before the switch-off covers
+// what it cancelled even when the browser did not see the disable (auto-disable, another admin, the CLI).
+const LOOKBACK_MS = 24 * 60 * 60 * 1000;
+const sinceKey = (id: string) => `waypost.recover-since.${id}`;
+
+const countOf = async (webhookId: string, status: string, since?: string) =>
+  (await get<Page<Delivery>>(`/deliveries${query({ webhook_id: webhookId, status, since, perpage: 1 })}`)).total;
+
+type Pending = { kind: 'disable'; webhook: Webhook; pending: number }
+  | { kind: 'recover'; webhook: Webhook; since: string; missed: number };
+
+export function useActiveToggle(refresh: () => Promise<void>): {
+  setActive: (w: Webhook, active: boolean) => Promise<void>; busyId: string | null; dialogs: ReactNode;
+} {
+  const toast = useToast();
+  const [busyId, setBusyId] = useState<string | null>(null);
+  const [open, setOpen] = useState<Pending | null>(null);
+
+  const fail = (err: unknown) => toast(err instanceof ApiError ? err.message : String(err), 'error');
+
+  const disable = async (w: Webhook) => {
+    // The oldest pending delivery is where a later recover starts (ids and times sort together; newest first).
+    const pending = await get<Page<Delivery>>(`/deliveries${query({ webhook_id: w.id, status: 'pending', perpage: 1 })}`);
+    const oldest = pending.total > 1
+      ? (await get<Page<Delivery>>(`/deliveries${query({ webhook_id: w.id, status: 'pending', perpage: 1, page: pending.total })}`)).items[0]
+      : pending.items[0];
+    await post(`/webhooks/${w.id}/disable`);
+    window.sessionStorage.setItem(sinceKey(w.id), oldest?.created_at ?? new Date().toISOString());
+    toast(`${w.name} is disabled`);
+    await refresh();
+  };
+
+  const enable = async (w: Webhook) => {
+    await post(`/webhooks/${w.id}/enable`);
+    toast(`${w.name} is active again`);
+    await refresh();
+    const since = window.sessionStorage.getItem(sinceKey(w.id))
+      ?? new Date(Date.parse(w.updated_at) - LOOKBACK_MS).toISOString();
+    const missed = (await countOf(w.id, 'cancelled', since)) + (await countOf(w.id, 'failed', since));
+    if (missed > 0) setOpen({ kind: 'recover', webhook: w, since, missed });
+  };
+
+  const setActive = async (w: Webhook, active: boolean) => {
+    setBusyId(w.id);
+    try {
+      if (active) await enable(w);
+      else {
+        const pending = await countOf(w.id, 'pending');
+        if (pending === 0) await disable(w);
+        else setOpen({ kind: 'disable', webhook: w, pending });
+      }
+    } catch (err) {
+      fail(err);
+    } finally {
+      setBusyId(null);
+    }
+  };
+
+  let dialogs: ReactNode = null;
+  if (open?.kind === 'disable') {
+    const { webhook: w, pending } = open;
+    dialogs = (
+      <ConfirmDialog title={`Disable “${w.name}”?`} confirmLabel={`Disable and cancel ${plural(pending, 'delivery', 'deliveries')}`} danger
+        onClose={() => setOpen(null)} onConfirm={() => disable(w)}>
+        <p>
+          {plural(pending, 'delivery is', 'deliveries are')} still waiting to be sent to <span className="mono">{w.url}</span>.
+          Disabling cancels {pending === 1 ? 'it' : 'them'}; when you re-enable the webhook you can redeliver what was cancelled.
+        </p>
+      </ConfirmDialog>
+    );
+  } else if (open?.kind === 'recover') {
+    const { webhook: w, since, missed } = open;
+    dialogs = (
+      <ConfirmDialog title="Redeliver what was missed?" confirmLabel="Redeliver now" onClose={() => setOpen(null)}
+        onConfirm={async () => {
+          const { queued } = await post<{ queued: number }>(`/webhooks/${w.id}/recover`, { since, statuses: ['failed', 'cancelled'] });
+          window.sessionStorage.removeItem(sinceKey(w.id));
+          toast(queued ? `Queued ${plural(queued, 'redelivery', 'redeliveries')} to ${w.name}` : 'Nothing left to redeliver: it was redelivered already');
+          await refresh();
+        }}>
+        <p>
+          {plural(missed, 'delivery', 'deliveries')} to “{w.name}” failed or {missed === 1 ? 'was' : 'were'} cancelled since {formatDate(since)}.
+          Redeliver them now? Each is sent once; any already redelivered are skipped.
+        </p>
+      </ConfirmDialog>
+    );
+  }
+  return { setActive, busyId, dialogs };
+}
