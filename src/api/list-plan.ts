@@ -122,17 +122,19 @@ export function pageQuery(dialect: DialectName, s: Shape): RawBuilder<{ id: numb
 }
 
 /**
- * The bounded total: walks at most `limit` entries of the driving index (in no order) and counts those that pass
- * the other filters. `walked` < `limit` means the walk saw every candidate, so `n` is the exact total; otherwise the
- * total is unknown (counting it would cost O(matches)).
+ * The bounded total, in two steps. `walk`: how many entries of the driving index pass its own conditions, counted up
+ * to `limit` (index-only for most drivers); at `limit` the total is unknown (counting it would cost O(matches)).
+ * `rest` (null when the index answers every filter): how many of those at most `limit` entries pass the others.
  */
-export function countQuery(dialect: DialectName, s: Shape, limit: number): RawBuilder<{ walked: number; n: number }> {
+export function countQueries(dialect: DialectName, s: Shape, limit: number)
+  : { walk: RawBuilder<{ n: number }>; rest: RawBuilder<{ n: number }> | null } {
   const { from } = source(dialect, s);
   const { index, rest } = splitConditions(dialect, s);
   const where = index.length ? sql`WHERE ${sql.join(index, sql` AND `)}` : sql``;
-  const match = rest.length ? sql`CASE WHEN ${sql.join(rest, sql` AND `)} THEN 1 ELSE 0 END` : sql`1`;
-  return sql`SELECT count(*) AS walked, coalesce(sum(m), 0) AS n
-    FROM (SELECT ${match} AS m FROM ${from} ${where} LIMIT ${limit}) AS candidates`;
+  const walk = sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${where} LIMIT ${limit}) AS candidates`;
+  if (rest.length === 0) return { walk, rest: null };
+  const all = sql`WHERE ${sql.join([...index, ...rest], sql` AND `)}`;
+  return { walk, rest: sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${all} LIMIT ${limit}) AS matches` };
 }
 
 /** FROM clause: the record table as `r`, or the driving index's table joined to it. */

@@ -9,7 +9,7 @@ import type { ApiResource, PublicRecords } from '../records/schemas.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ListQuery } from './schemas.js';
 import { readRows } from '../store/read.js';
-import { countQuery, driverOf, filtersOf, pageQuery, sortOf, type Filters, type Shape } from './list-plan.js';
+import { countQueries, driverOf, filtersOf, pageQuery, sortOf, type Filters, type Shape } from './list-plan.js';
 
 export interface ListPage<R extends ApiResource> {
   items: PublicRecords[R][];
@@ -47,9 +47,11 @@ async function totalOf(core: Core, shape: Shape): Promise<number | null> {
     const [row] = await readRows<{ total: number }>(core, query);
     return Number(row?.total ?? 0);
   }
-  const query = countQuery(core.store.dialect, shape, COUNTED_MATCHES + 1).compile(core.db);
-  const [row] = await readRows<{ walked: number; n: number }>(core, query);
-  return Number(row?.walked ?? 0) > COUNTED_MATCHES ? null : Number(row?.n ?? 0);
+  const { walk, rest } = countQueries(core.store.dialect, shape, COUNTED_MATCHES + 1);
+  const count = async (q: typeof walk) => Number((await readRows<{ n: number }>(core, q.compile(core.db)))[0]?.n ?? 0);
+  const walked = await count(walk);
+  if (walked > COUNTED_MATCHES) return null;
+  return rest ? count(rest) : walked;
 }
 
 export async function listRecords<R extends ApiResource>(core: Core, resource: R, q: ListQuery): Promise<ListPage<R>> {
