@@ -128,10 +128,12 @@ export function pageQuery(dialect: DialectName, s: Shape): RawBuilder<{ id: numb
  */
 export function countQueries(dialect: DialectName, s: Shape, limit: number)
   : { walk: RawBuilder<{ n: number }>; rest: RawBuilder<{ n: number }> | null } {
-  const { from } = source(dialect, s);
+  const { from, keyFrom } = source(dialect, s);
   const { index, rest } = splitConditions(dialect, s);
   const where = index.length ? sql`WHERE ${sql.join(index, sql` AND `)}` : sql``;
-  const walk = sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${where} LIMIT ${limit}) AS candidates`;
+  // The walk reads the driving index alone (its conditions name only it), not the records it points to.
+  const walk = sql<{ n: number }>`SELECT count(*) AS n
+    FROM (SELECT 1 FROM ${keyFrom} ${where} LIMIT ${limit}) AS candidates`;
   if (rest.length === 0) return { walk, rest: null };
   const all = sql`WHERE ${sql.join([...index, ...rest], sql` AND `)}`;
   return { walk, rest: sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${all} LIMIT ${limit}) AS matches` };
@@ -146,16 +148,19 @@ function source(dialect: DialectName, s: Shape) {
   if (s.driver === 'trip_id') {
     return {
       from: sql`booking_trips AS k${hint(index)} JOIN ${table} AS r ON r.id = k.booking_id`,
+      keyFrom: sql`booking_trips AS k${hint(index)}`,
       keyTable: 'k', keyId: sql.ref('k.booking_id'),
     };
   }
   if (s.driver === 'search' && dialect === 'sqlite') {
     return {
       from: sql`${sql.table(`${s.resource}_fts`)} AS k JOIN ${table} AS r ON r.id = k.rowid`,
+      keyFrom: sql`${sql.table(`${s.resource}_fts`)} AS k`,
       keyTable: 'r', keyId: sql.ref('k.rowid'),
     };
   }
-  return { from: sql`${table} AS r${hint(index)}`, keyTable: 'r', keyId: sql.ref('r.id') };
+  const from = sql`${table} AS r${hint(index)}`;
+  return { from, keyFrom: from, keyTable: 'r', keyId: sql.ref('r.id') };
 }
 
 /** All the conditions of a list (the page query checks them all). */
