@@ -140,7 +140,10 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
         title: `${config.serviceName} REST API`,
         version: '1.0.0',
         description: 'Read-only access to trips, bookings, customers and payments. Lists are JSON arrays; pagination is in the '
-          + 'X-Total-Count, X-Total-Pages and Link headers. Errors are application/problem+json (RFC 9457).',
+          + 'Link header (next uses an after cursor: as fast at any depth) and, when the total is known cheaply, '
+          + 'X-Total-Count and X-Total-Pages. Every list costs O(perpage) at any table size: search lists are ordered '
+          + 'by id, modified_after lists by updated_at, and page numbers reach 10,000 records deep. '
+          + 'Errors are application/problem+json (RFC 9457).',
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: config.baseUrl }],

@@ -87,8 +87,12 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     const ref = Type.Ref(RECORD_SCHEMAS[resource].$id as string);
     const listUrl = `${core.config.baseUrl}${root}/${resource}`;
     const pageHeaders = {
-      'X-Total-Count': { type: 'integer', description: 'Records matching the filters' },
-      'X-Total-Pages': { type: 'integer', description: 'Pages at this perpage' },
+      'X-Total-Count': {
+        type: 'integer',
+        description: 'Records matching the filters. Always sent with no filter or status alone (maintained counters); '
+          + 'with other filters only when at most 1,000 records pass the narrowest one, else left out (follow next)',
+      },
+      'X-Total-Pages': { type: 'integer', description: 'Pages at this perpage; sent together with X-Total-Count' },
       Link: { type: 'string', description: 'RFC 8288 links: next, prev, first, last' },
       ...answerHeaders(true),
     };

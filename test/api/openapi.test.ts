@@ -49,7 +49,8 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
       expect(header.schema.schema, name).toBeUndefined();
     }
     const list = doc.paths[`${f.root}/bookings`].get.responses['200'].headers;
-    expect(list['X-Total-Count']).toMatchObject({ schema: { type: 'integer' }, description: 'Records matching the filters' });
+    expect(list['X-Total-Count']).toMatchObject({ schema: { type: 'integer' } });
+    expect(list['X-Total-Count'].description).toMatch(/^Records matching the filters\..*left out/);
     expect(list.Link.schema).toEqual({ type: 'string' });
   });
 
