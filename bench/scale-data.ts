@@ -4,7 +4,7 @@
 import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { demoCatalogue } from '../src/demo/catalogue.js';
+import { demoCatalogue, rng } from '../src/demo/catalogue.js';
 
 const DAY = 86_400_000;
 const EPOCH = Date.UTC(2019, 0, 1);
@@ -14,18 +14,6 @@ const LAST = ['Silva', 'Santos', 'Murphy', 'Walsh', 'Müller', 'Schmidt', 'Duboi
 const STATUSES = ['pending', 'booked', 'reserved', 'completed', 'canceled'] as const;
 const ascii = (s: string) => s.normalize('NFKD').replace(/[^\w]/g, '').toLowerCase();
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
-
-/** mulberry32, as the demo catalogue: the file is the same on every machine. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface ScaleFile {
   path: string;

@@ -29,7 +29,7 @@ export const BOOKING_ID_BASE = 1000;
 export const PAYMENT_ID_BASE = 5000;
 
 /** mulberry32: a tiny seeded PRNG, so the catalogue is the same on every machine. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
