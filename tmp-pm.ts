@@ -1,0 +1,13 @@
+import { createWaypost } from './src/sdk.js';
+import { createLogger } from './src/log.js';
+import { writeFileSync } from 'node:fs';
+const wp = await createWaypost({ env: { DATABASE_URL: 'sqlite::memory:' }, config: { port: 0, host: '127.0.0.1' }, logger: createLogger('warn') });
+const { url } = await wp.serve('api');
+await new Promise((r) => setTimeout(r, 3000));
+let t = Date.now();
+const res = await fetch(`${url}/rest/waypost/api/v1/postman.json`);
+console.log(res.status, res.headers.get('content-type'), res.headers.get('content-disposition'), Date.now() - t, 'ms');
+const body = await res.text(); console.log(body.length, 'bytes');
+writeFileSync('/tmp/coll.json', JSON.stringify(JSON.parse(body), null, 1));
+t = Date.now(); await fetch(`${url}/rest/waypost/api/v1/postman.json`); console.log('again', Date.now() - t);
+await wp.close();
