@@ -63,8 +63,8 @@ export async function postmanCollection(doc: Json): Promise<Json> {
   const baseUrl = (collection.variable as Json[]).find((v) => v.key === 'baseUrl')?.value ?? doc.servers[0].url;
   collection.variable = [
     { key: 'baseUrl', value: baseUrl, type: 'string', description: 'Where Waypost answers (no path)' },
-    { key: 'accessToken', value: '', type: 'string', description: 'An API key (wpk_…), from the console\'s API Keys tab' },
-    { key: 'accessSecret', value: '', type: 'secret', description: 'The key\'s secret (wps_…), shown once at creation' },
+    { key: 'accessToken', value: '', type: 'string', description: 'An API key (wpk_…): console, API Keys tab' },
+    { key: 'accessSecret', value: '', type: 'secret', description: 'Its secret (wps_…), shown once at creation' },
   ];
   collection.event = [
     ...((collection.event ?? []) as Json[]).filter((e) => e.listen !== 'test'),

@@ -73,7 +73,9 @@ describe.each(DIALECTS)('the Postman collection on %s', (dialect) => {
     expect(summary.run.stats.assertions).toMatchObject({ total: 18, failed: 0 });
     // Each body validates against the response schema the document gives its operation.
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
-    for (const [name, schema] of Object.entries<Json>(doc.components.schemas)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+    for (const [name, schema] of Object.entries<Json>(doc.components.schemas)) {
+      ajv.addSchema(schema, `#/components/schemas/${name}`);
+    }
     const bodies: Record<string, unknown> = {};
     for (const execution of summary.run.executions) {
       const path = execution.request.url.getPath().slice(root.length);
@@ -90,7 +92,9 @@ describe.each(DIALECTS)('the Postman collection on %s', (dialect) => {
     expect(bodies['/customers/26']).toMatchObject({ id: 26, email: 'diego.novak@example.com' });
     expect(bodies['/trips/1']).toMatchObject({ id: 1, title: 'Douro Valley Wine Trail' });
     expect(bodies['/test']).toMatchObject({ ok: true, key: key.id });
-    for (const r of ['bookings', 'trips', 'customers', 'payments']) expect((bodies[`/${r}`] as unknown[]).length).toBe(10);
+    for (const r of ['bookings', 'trips', 'customers', 'payments']) {
+      expect((bodies[`/${r}`] as unknown[]).length, r).toBe(10);
+    }
   }, 60_000);
 
   it('finds seeded records with each query parameter\'s example, ticked on its own', async () => {

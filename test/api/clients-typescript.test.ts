@@ -21,7 +21,7 @@ const bin = (name: string) => join(ROOT, 'node_modules/.bin', name);
 // since the document's server is the bare base URL).
 const CLIENT = `
 import createClient from 'openapi-fetch';
-import type { components, paths } from './schema.js';
+import type { components, paths } from './waypost-api.js';
 
 type Booking = components['schemas']['Booking'];
 const [baseUrl, token, secret] = process.argv.slice(2) as [string, string, string];
@@ -38,19 +38,21 @@ const bookingsAnswer = await client.GET('/rest/waypost/api/v1/bookings', {
   params: { query: { customer_id: 26, status: 'booked', perpage: 100 } },
 });
 const bookings = must(bookingsAnswer, 'listBookings');
-const booking = must(await client.GET('/rest/waypost/api/v1/bookings/{id}', { params: { path: { id: 1001 } } }), 'getBooking');
-const trips = must(await client.GET('/rest/waypost/api/v1/trips', { params: { query: { search: 'douro' } } }), 'listTrips');
-const trip = must(await client.GET('/rest/waypost/api/v1/trips/{id}', { params: { path: { id: 1 } } }), 'getTrip');
+const byId = (id: number) => ({ params: { path: { id } } });
+const booking = must(await client.GET('/rest/waypost/api/v1/bookings/{id}', byId(1001)), 'getBooking');
+const trips = must(await client.GET('/rest/waypost/api/v1/trips', { params: { query: { search: 'douro' } } }),
+  'listTrips');
+const trip = must(await client.GET('/rest/waypost/api/v1/trips/{id}', byId(1)), 'getTrip');
 const customers = must(await client.GET('/rest/waypost/api/v1/customers', {
   params: { query: { email: 'diego.novak@example.com' } },
 }), 'listCustomers');
-const customer = must(await client.GET('/rest/waypost/api/v1/customers/{id}', { params: { path: { id: 26 } } }), 'getCustomer');
+const customer = must(await client.GET('/rest/waypost/api/v1/customers/{id}', byId(26)), 'getCustomer');
 const payments = must(await client.GET('/rest/waypost/api/v1/payments', {
   params: { query: { booking_id: 1001, order: 'asc' } },
 }), 'listPayments');
-const payment = must(await client.GET('/rest/waypost/api/v1/payments/{id}', { params: { path: { id: 5001 } } }), 'getPayment');
+const payment = must(await client.GET('/rest/waypost/api/v1/payments/{id}', byId(5001)), 'getPayment');
 // A legacy booking is absent: the error is the typed problem document.
-const legacy = await client.GET('/rest/waypost/api/v1/bookings/{id}', { params: { path: { id: 1008 } } });
+const legacy = await client.GET('/rest/waypost/api/v1/bookings/{id}', byId(1008));
 
 console.log(JSON.stringify({
   test: { ok: test.ok, key: test.key },
@@ -97,12 +99,18 @@ describe('a client generated with openapi-typescript + openapi-fetch', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     writeFileSync(join(dir, 'client.ts'), CLIENT);
+    // The README's example too, as a user would paste it.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+    const example = blocks.find((c) => c.includes('createClient<paths>'));
+    writeFileSync(join(dir, 'readme.ts'), example!);
   }, 120_000);
   afterAll(async () => wp?.close());
 
   it('generates from the served document, with the operation ids as names', async () => {
-    await sh(bin('openapi-typescript'), [`${url}${apiRoot(wp.config)}/openapi.json`, '-o', join(dir, 'schema.d.ts')]);
-    const schema = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
+    const served = `${url}${apiRoot(wp.config)}/openapi.json`;
+    await sh(bin('openapi-typescript'), [served, '-o', join(dir, 'waypost-api.d.ts')]);
+    const schema = readFileSync(join(dir, 'waypost-api.d.ts'), 'utf8');
     for (const id of ['test', 'listBookings', 'getBooking', 'listTrips', 'getTrip', 'listCustomers', 'getCustomer',
       'listPayments', 'getPayment']) {
       expect(schema).toContain(`get: operations["${id}"]`);
@@ -111,9 +119,9 @@ describe('a client generated with openapi-typescript + openapi-fetch', () => {
     expect(schema).toMatch(/@example 1001/);
   }, 60_000);
 
-  it('type-checks under tsc --strict, misuses included as errors', async () => {
-    const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext',
-      '--types', 'node', 'client.ts'];
+  it('type-checks under tsc --strict (the README\'s example too), misuses included as errors', async () => {
+    const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext',
+      '--moduleResolution', 'nodenext', '--types', 'node', 'client.ts', 'readme.ts'];
     const tsc = await sh(bin('tsc'), args, { cwd: dir }).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
     expect(tsc.stdout).toBe('');
   }, 120_000);
@@ -126,7 +134,9 @@ describe('a client generated with openapi-typescript + openapi-fetch', () => {
     expect(out.bookings.every((b: { status: string; customer: number }) => b.status === 'booked' && b.customer === 26))
       .toBe(true);
     expect(Number(out.bookingsTotal)).toBe(out.bookings.length);
-    expect(out.booking).toEqual({ id: 1001, status: 'booked', customer: 26, trips: ['Dolomites Hut-to-Hut'], paid: '5800.00' });
+    expect(out.booking).toEqual({
+      id: 1001, status: 'booked', customer: 26, trips: ['Dolomites Hut-to-Hut'], paid: '5800.00',
+    });
     expect(out.trips).toEqual(['Douro Valley Wine Trail']);
     expect(out.trip).toEqual({ id: 1, title: 'Douro Valley Wine Trail' });
     expect(out.customers).toEqual(['diego.novak@example.com']);

@@ -23,7 +23,8 @@ describe.runIf(await hasChromium())('the Postman collection from the API Keys ta
     wp = await testWaypost({ config: { port, host: '127.0.0.1', baseUrl: `http://127.0.0.1:${port}` } });
     base = (await wp.serve('all')).url!;
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: base, acceptDownloads: true });
+    const viewport = { width: 1280, height: 800 };
+    const context = await browser.newContext({ viewport, baseURL: base, acceptDownloads: true });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
     const token = await issueSetupToken(wp.core);
