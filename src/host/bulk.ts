@@ -240,6 +240,7 @@ class Batch {
     const db = this.trx as unknown as Kysely<any>;
     const out: CompiledQuery[] = [];
     const sqlite = dialectOf(this.trx) === 'sqlite';
+    const noSearch = sqlite && this.bulkLoad; // SQLite keeps search text only in its index, rebuilt after a bulk load
     const deltas = new Map<string, number>();
     for (const [resource, ids] of this.written) {
       const rows: Row[] = [];
@@ -248,8 +249,8 @@ class Batch {
       for (const id of ids) {
         const rec = this.table(this.current, resource).get(id)!;
         const before = this.table(this.original, resource).get(id) ?? null;
-        const row = rowFor(resource, rec as never);
-        const prevRow = before ? rowFor(resource, before as never) : null;
+        const row = rowFor(resource, rec as never, !noSearch);
+        const prevRow = before ? rowFor(resource, before as never, !noSearch) : null;
         rows.push(storedRow(this.trx, row));
         if ('search_text' in row && row.search_text !== prevRow?.search_text) {
           search.push({ id, text: row.search_text as string, replaces: prevRow !== null });
