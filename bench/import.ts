@@ -3,7 +3,7 @@
 // `bulk` (indexes built at the end) and `rows` (--no-bulk-load: every index kept up to date). Reports wall time,
 // lines/s, CPU seconds, peak RSS, the rebuild's share, database bytes per booking and the load average.
 // Run: npm run build && npx tsx bench/import.ts [bookings=125000] [--postgres] [--modes bulk,rows]
-// (125,000 bookings = 200,012 lines; the issue's file is 1,000,000). Results: bench/results/import.json.
+// (125,000 bookings = 200,012 lines; the issue's file is 1,000,000). Results: bench/results/import-DIALECT-LINES.json.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -24,7 +24,8 @@ const SCHEMA = 'bench_import';
 function sample(pid: number): { rssMb: number; cpuS: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return { rssMb: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024, cpuS: (Number(stat[11]) + Number(stat[12])) / 100 };
+  const rssMb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  return { rssMb, cpuS: (Number(stat[11]) + Number(stat[12])) / 100 };
 }
 
 async function fresh(): Promise<string> {
@@ -67,7 +68,9 @@ async function run(mode: string, path: string, lines: number) {
   // The CLI re-runs itself with its V8 flags (bin/waypost.js): run that child directly so /proc is the importer.
   const child = spawn('node', ['--max-semi-space-size=4', join(ROOT, 'dist/cli/main.js'), 'import', path,
     `--${mode === 'bulk' ? '' : 'no-'}bulk-load`], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr.on('data', (d: Buffer) => { if (!rebuildAt && String(d).includes('building indexes')) rebuildAt = performance.now(); });
+  child.stderr.on('data', (d: Buffer) => {
+    if (!rebuildAt && String(d).includes('building indexes')) rebuildAt = performance.now();
+  });
   let last = { rssMb: 0, cpuS: 0 };
   const poll = setInterval(() => {
     try {
@@ -93,9 +96,12 @@ async function run(mode: string, path: string, lines: number) {
 
 const file = await scaleFile(BOOKINGS);
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-const results = [];
-for (const mode of MODES) results.push(await run(mode, file.path, file.lines));
-const out = join(ROOT, 'bench', 'results', `import${DIALECT === 'postgres' ? '-postgres' : ''}.json`);
+const out = join(ROOT, 'bench', 'results', `import-${DIALECT}-${file.lines}.json`);
+// Modes not run this time keep their earlier result (each names its date and load average).
+const earlier = existsSync(out)
+  ? (JSON.parse(readFileSync(out, 'utf8')) as { results: Array<{ mode: string }> }).results : [];
+const results: Array<{ mode: string; date?: string }> = earlier.filter((r) => !MODES.includes(r.mode));
+for (const mode of MODES) results.push({ ...await run(mode, file.path, file.lines), date: new Date().toISOString() });
 writeFileSync(out, `${JSON.stringify({
   benchmark: 'waypost import of bench/.data/scale-N.ndjson into a fresh database, bulk load vs row by row',
   file: { bookings: BOOKINGS, lines: file.lines, bytes: statSync(file.path).size },

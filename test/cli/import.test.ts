@@ -115,17 +115,19 @@ describe('waypost import', () => {
 
     const serve = await runCli(['serve', '--role', 'api'], { DATABASE_URL });
     expect(serve.code).toBe(1);
-    expect(serve.stderr).toMatch(/an import loading in bulk has not built its indexes yet .* run the same `waypost import` again/);
+    expect(serve.stderr)
+      .toMatch(/an import loading in bulk has not built its indexes yet .* run the same `waypost import` again/);
 
     const resumed = await runCli(['import', file, '--batch-size', '200', '--json'], { DATABASE_URL });
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain('building indexes:');
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ resumedAfter: afterKill, created: total - afterKill, bulkLoad: true });
+    expect(JSON.parse(resumed.stdout))
+      .toMatchObject({ resumedAfter: afterKill, created: total - afterKill, bulkLoad: true });
     const store = openStore(DATABASE_URL);
     try {
       expect((await sql`SELECT * FROM bulk_load_pending`.execute(store.db)).rows).toEqual([]);
-      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM trips_fts WHERE search_text MATCH '"trip 9999"'`
-        .execute(store.db);
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM trips_fts
+        WHERE search_text MATCH '"trip 9999"'`.execute(store.db);
       expect(rows[0].n).toBe(11); // trips 9999 and 99990-99999: the search index holds every record
     } finally {
       await store.close();

@@ -23,12 +23,14 @@ function lines(): string {
     { type: 'trip', id: 8, data: { title: 'Alentejo Coast', status: 'publish' } },
   ];
   for (let c = 1; c <= 6; c++) {
-    out.push({ type: 'customer', id: c, data: { email: `c${c}@example.com`, first_name: 'Ana', last_name: SURNAMES[c % 3] } });
+    const data = { email: `c${c}@example.com`, first_name: 'Ana', last_name: SURNAMES[c % 3] };
+    out.push({ type: 'customer', id: c, data });
   }
   for (let b = 1; b <= 30; b++) {
     const c = 1 + (b % 6);
     out.push({ type: 'booking', id: b, data: booking({
-      status: STATUSES[b % 4], customer: { id: c, email: `c${c}@example.com`, first_name: 'Ana', last_name: SURNAMES[c % 3] },
+      status: STATUSES[b % 4],
+      customer: { id: c, email: `c${c}@example.com`, first_name: 'Ana', last_name: SURNAMES[c % 3] },
       trips: [{ trip_id: b % 3 === 0 ? 8 : 7, title: b % 3 === 0 ? 'Alentejo Coast' : 'Douro Valley', travellers: 1 }],
       created_at: new Date(Date.UTC(2026, 0, 1, 0, b)).toISOString(),
       updated_at: new Date(Date.UTC(2026, 0, 2, 0, 60 - b)).toISOString(),
@@ -111,7 +113,8 @@ describe.each(DIALECTS)('bulk-load import on %s', (dialect) => {
     })).rejects.toThrow('stopped');
     const pending = await pendingBulkLoad(f.wp.core.db);
     // One step per index and search index left, and one for SQLite's triggers.
-    const left = pending.filter((p) => p.kind !== 'trigger').length + (pending.some((p) => p.kind === 'trigger') ? 1 : 0);
+    const left = pending.filter((p) => p.kind !== 'trigger').length
+      + (pending.some((p) => p.kind === 'trigger') ? 1 : 0);
     expect(left).toBeGreaterThan(0);
     expect(await schema(f.wp)).not.toEqual(before);
 

@@ -84,7 +84,9 @@ describe.each(DIALECTS)('bulk import writes what putRecord writes, on %s', (dial
   });
 
   // Bulk load (bulk-load.ts): the search index is not written per batch but built from the records at the end.
-  const runs: Array<[number, boolean]> = [[1, false], [4, false], [7, false], [1000, false], [1, true], [7, true], [1000, true]];
+  const runs: Array<[number, boolean]> = [
+    [1, false], [4, false], [7, false], [1000, false], [1, true], [7, true], [1000, true],
+  ];
   for (const [batchSize, bulkLoad] of runs) {
     it(`batches of ${batchSize}${bulkLoad ? ', bulk load' : ''}`, async () => {
       const clock = () => manualClock(Date.parse('2026-03-01T10:00:00Z'));

@@ -42,7 +42,8 @@ export function registerImport(program: Command): void {
     .option('--bulk-load', 'load without indexes and build them at the end (default: when the file is large)')
     .option('--no-bulk-load', 'keep every index up to date while loading (a server on the database stays fast)')
     .option('--json', 'machine-readable summary on stdout')
-    .action(async (file: string, opts: { restart?: boolean; batchSize?: number; bulkLoad?: boolean; json?: boolean }) => {
+    .action(async (file: string,
+      opts: { restart?: boolean; batchSize?: number; bulkLoad?: boolean; json?: boolean }) => {
       loadConfig(); // configuration errors first (exit 2), then a missing file (exit 1) before the database is opened
       await checkReadable(file);
       const { size } = await importFileKey(file);
