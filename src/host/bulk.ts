@@ -38,18 +38,22 @@ const CHUNK = 500;
 const chunks = <T>(list: T[]): T[][] => Array.from({ length: Math.ceil(list.length / CHUNK) },
   (_, i) => list.slice(i * CHUNK, (i + 1) * CHUNK));
 
-/** One batch in one transaction; `inTransaction` runs last in it (the importer's progress marker). */
+/**
+ * One batch in one transaction; `inTransaction` runs last in it (the importer's progress marker). `bulkLoad`: the
+ * search index is rebuilt after the import (bulk-load.ts), so the batch does not write it.
+ */
 export async function putBatch(
   core: Core,
   items: BulkItem[],
   inTransaction?: (trx: Db) => Promise<void>,
+  bulkLoad = false,
 ): Promise<BulkOutcome[]> {
   const { outcomes, resources } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
     // An import batch need not wait for its WAL flush: a crash loses at most the last batches, and with them the
     // progress marker of the same transaction, so a re-run writes them again. (SQLite's WAL does not sync either.)
     if (core.store.dialect === 'postgres') await sql`SET LOCAL synchronous_commit = off`.execute(trx);
     await lockNames(trx, items.flatMap((item) => writeLockNames(item.resource, item.id, item.input)));
-    const batch = new Batch(trx, iso(core.clock.now()), null);
+    const batch = new Batch(trx, iso(core.clock.now()), null, bulkLoad);
     const outcomes = await batch.decide(items);
     for (const query of batch.statements()) await trx.executeQuery(query);
     await inTransaction?.(trx);
@@ -72,11 +76,11 @@ function announce(core: Core, resources: Resource[]): void {
 export class SqlitePipeline {
   private inflight: Batch | null = null;
 
-  constructor(private readonly core: Core, private readonly writer: SqliteWriter) {}
+  constructor(private readonly core: Core, private readonly writer: SqliteWriter, private readonly bulkLoad = false) {}
 
   /** Reads and decides a batch (nothing written yet). */
   async prepare(items: BulkItem[]): Promise<{ batch: Batch; outcomes: BulkOutcome[] }> {
-    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight);
+    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight, this.bulkLoad);
     return { batch, outcomes: await batch.decide(items) };
   }
 
@@ -97,7 +101,8 @@ class Batch {
   private written = new Map<Resource, Set<number>>();
   nextAssigned: number | null;
 
-  constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null) {
+  constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null,
+    private readonly bulkLoad: boolean) {
     this.nextAssigned = inflight?.nextAssigned ?? null;
   }
 
@@ -235,6 +240,7 @@ class Batch {
     const db = this.trx as unknown as Kysely<any>;
     const out: CompiledQuery[] = [];
     const sqlite = dialectOf(this.trx) === 'sqlite';
+    const noSearch = sqlite && this.bulkLoad; // SQLite keeps search text only in its index, rebuilt after a bulk load
     const deltas = new Map<string, number>();
     for (const [resource, ids] of this.written) {
       const rows: Row[] = [];
@@ -243,8 +249,8 @@ class Batch {
       for (const id of ids) {
         const rec = this.table(this.current, resource).get(id)!;
         const before = this.table(this.original, resource).get(id) ?? null;
-        const row = rowFor(resource, rec as never);
-        const prevRow = before ? rowFor(resource, before as never) : null;
+        const row = rowFor(resource, rec as never, !noSearch);
+        const prevRow = before ? rowFor(resource, before as never, !noSearch) : null;
         rows.push(storedRow(this.trx, row));
         if ('search_text' in row && row.search_text !== prevRow?.search_text) {
           search.push({ id, text: row.search_text as string, replaces: prevRow !== null });
@@ -264,7 +270,7 @@ class Batch {
       for (const part of chunks(rows)) {
         out.push(rowsStatement(sqlite, resource, ['id', ...columns], part, 'id'));
       }
-      if (sqlite && (SEARCHABLE as readonly string[]).includes(resource)) {
+      if (sqlite && !this.bulkLoad && (SEARCHABLE as readonly string[]).includes(resource)) {
         const fts = sql.table(`${resource}_fts`);
         for (const part of chunks(search.filter((s) => s.replaces).map((s) => s.id))) {
           out.push(sql`DELETE FROM ${fts} WHERE rowid IN (${sql.join(part)})`.compile(db));

@@ -14,6 +14,7 @@ import type { InputRecords, Resource } from '../records/schemas.js';
 import { hostIdProblem, validateInput } from '../records/validate.js';
 import type { Database } from '../store/tables.js';
 import { putBatch, SqlitePipeline } from './bulk.js';
+import { beginBulkLoad, finishBulkLoad, pendingBulkLoad, shouldBulkLoad } from './bulk-load.js';
 
 /** Line types, singular or plural, and the resource each one writes. */
 export const IMPORT_TYPES: Readonly<Record<string, Resource>> = Object.freeze({
@@ -30,14 +31,24 @@ export const IMPORT_TYPES: Readonly<Record<string, Resource>> = Object.freeze({
  * its shared lock table holds about 6,400 by default: 500 lines take at most 1,500.
  */
 export const DEFAULT_BATCH_SIZE = { sqlite: 2000, postgres: 500 } as const;
-/** SQLite page cache while importing (KiB): a million rows' index pages stay in memory between batches. */
-const IMPORT_CACHE_KIB = 49_152;
+/**
+ * SQLite page cache while importing (KiB): a million rows' index pages stay in memory between batches. A bulk load
+ * appends rows in id order and has few index pages to keep, so it needs much less.
+ */
+const IMPORT_CACHE_KIB = { rows: 49_152, bulk: 16_384 };
 const MAX_REPORTED_ERRORS = 1000;
 
 export interface ImportOptions {
   /** Ignore recorded progress and start from line 1. */
   restart?: boolean;
   batchSize?: number;
+  /**
+   * Load without the secondary indexes, search index and triggers, and build them at the end (bulk-load.ts).
+   * Default: when the file is large beside the tables. Always when an earlier bulk load is unfinished.
+   */
+  bulkLoad?: boolean;
+  /** Each rebuild step after a bulk load (an index, a search index, the triggers), before it runs. */
+  onRebuild?: (step: string, done: number, of: number) => void;
   /** After each committed batch: lines read so far in this run, bytes read, file size. */
   onProgress?: (p: { lines: number; bytes: number; totalBytes: number }) => void;
   /** Each skipped line, as soon as it is found. */
@@ -54,6 +65,8 @@ export interface ImportSummary {
   changed: number;
   unchanged: number;
   skipped: number;
+  /** Whether the import loaded in bulk (indexes built at the end). */
+  bulkLoad: boolean;
   /** The first 1000 skipped lines with their reasons. */
   errors: Array<{ line: number; message: string }>;
 }
@@ -155,18 +168,24 @@ export async function importFile(core: Core, path: string, options: ImportOption
   const { key, size } = await importFileKey(path);
   const resumedAfter = options.restart ? 0 : await committedLine(core, key);
   const summary: ImportSummary = {
-    file: resolve(path), resumedAfter, lines: 0, created: 0, changed: 0, unchanged: 0, skipped: 0, errors: [],
+    file: resolve(path), resumedAfter, lines: 0, created: 0, changed: 0, unchanged: 0, skipped: 0, bulkLoad: false,
+    errors: [],
   };
+  // An unfinished bulk load (an earlier import stopped): this import goes on with it and finishes it.
+  const pending = (await pendingBulkLoad(core.db)).length > 0;
+  const bulk = summary.bulkLoad = pending || (options.bulkLoad ?? await shouldBulkLoad(core, size));
+  if (bulk) await beginBulkLoad(core);
 
   // SQLite with a writer thread: batch N + 1 is read and decided here while the thread commits batch N.
   // (Set up before the file is opened: readline starts reading at once, and lines read before the loop are lost.)
-  const pipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer) : null;
+  const pipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer, bulk) : null;
   let inFlight: Promise<void> | null = null;
-  const pragma = { sql: `PRAGMA cache_size = -${IMPORT_CACHE_KIB}`, parameters: [] };
+  const cacheKib = IMPORT_CACHE_KIB[bulk ? 'bulk' : 'rows'];
+  const pragma = { sql: `PRAGMA cache_size = -${cacheKib}`, parameters: [] };
   if (pipeline) await core.store.writer!.transaction([pragma]);
   const sqlite = pipeline ? undefined : core.store.sqlite; // with the writer thread, only its cache matters
   const cacheBefore = sqlite?.pragma('cache_size', { simple: true });
-  sqlite?.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
+  sqlite?.pragma(`cache_size = -${cacheKib}`);
   const stream = createReadStream(summary.file);
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
   let batch: Array<ImportItem & { line: number }> = [];
@@ -217,7 +236,8 @@ export async function importFile(core: Core, path: string, options: ImportOption
     }
     let outcomes: Array<{ created: boolean; changed: boolean }>;
     try {
-      outcomes = await putBatch(core, items, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())));
+      outcomes = await putBatch(core, items, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())),
+        bulk);
     } catch (err) {
       throw failed(first, throughLine, err);
     }
@@ -241,6 +261,7 @@ export async function importFile(core: Core, path: string, options: ImportOption
     // The final flush also records progress for trailing skipped/blank lines, so a re-run has nothing left to do.
     if (lineNo > submittedThrough) await flush(lineNo);
     await inFlight;
+    if (bulk) await finishBulkLoad(core, options.onRebuild);
     // PostgreSQL plans from table statistics: after a bulk load they are stale until autovacuum comes by, and a
     // planner that thinks a table is empty sorts a million rows. SQLite's lists name their index (list-plan.ts).
     if (core.store.dialect === 'postgres' && summary.created + summary.changed > 0) {

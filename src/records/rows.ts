@@ -10,14 +10,15 @@ type Db = Kysely<Database>;
 /** Record tables share the columns id and data; queries that take the table name as a value use this view. */
 const anyTable = (db: Db) => db as unknown as Kysely<any>;
 
-export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): Record<string, unknown> {
+/** `search`: false leaves search_text empty (a bulk load on SQLite builds its search index from `data` later). */
+export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R], search = true): Record<string, unknown> {
   const data = JSON.stringify(rec);
   switch (resource) {
     case 'trips': {
       const t = rec as StoredRecords['trips'];
       return {
         id: t.id, data, status: t.status, title: t.title,
-        search_text: searchText([t.id, t.title, t.code, t.slug, ...t.destinations, ...t.activities]),
+        search_text: search ? searchTextOf('trips', t) : '',
         created_at: t.created_at, updated_at: t.updated_at,
       };
     }
@@ -25,9 +26,7 @@ export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): 
       const c = rec as StoredRecords['customers'];
       return {
         id: c.id, data, email: c.email.toLowerCase(),
-        search_text: searchText([
-          c.id, c.email, c.first_name, c.last_name, c.phone, c.address.city, c.address.country,
-        ]),
+        search_text: search ? searchTextOf('customers', c) : '',
         created_at: c.created_at, updated_at: c.updated_at,
       };
     }
@@ -39,10 +38,7 @@ export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): 
         customer_email: b.customer?.email.toLowerCase() ?? null,
         visible: isLegacyEngine(b.engine_version) ? 0 : 1,
         booked_at: b.booked_at,
-        search_text: searchText([
-          b.id, b.status, b.customer?.email, b.customer?.first_name, b.customer?.last_name, b.customer?.phone,
-          ...b.trips.map((t) => t.title),
-        ]),
+        search_text: search ? searchTextOf('bookings', b) : '',
         created_at: b.created_at, updated_at: b.updated_at,
       };
     }
@@ -50,7 +46,7 @@ export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): 
       const p = rec as StoredRecords['payments'];
       return {
         id: p.id, data, booking_id: p.booking_id, status: p.status,
-        search_text: searchText([p.id, p.booking_id, p.status, p.gateway, p.transaction_id]),
+        search_text: search ? searchTextOf('payments', p) : '',
         created_at: p.created_at, updated_at: p.updated_at,
       };
     }
@@ -64,6 +60,29 @@ export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): 
     }
   }
   throw new Error(`unknown resource ${resource as string}`);
+}
+
+/** The text a record is found by (`search`), for the four searchable resources. */
+export function searchTextOf<R extends Searchable>(resource: R, rec: StoredRecords[R]): string {
+  switch (resource) {
+    case 'trips': {
+      const t = rec as StoredRecords['trips'];
+      return searchText([t.id, t.title, t.code, t.slug, ...t.destinations, ...t.activities]);
+    }
+    case 'customers': {
+      const c = rec as StoredRecords['customers'];
+      return searchText([c.id, c.email, c.first_name, c.last_name, c.phone, c.address.city, c.address.country]);
+    }
+    case 'bookings': {
+      const b = rec as StoredRecords['bookings'];
+      return searchText([b.id, b.status, b.customer?.email, b.customer?.first_name, b.customer?.last_name,
+        b.customer?.phone, ...b.trips.map((t) => t.title)]);
+    }
+    default: {
+      const p = rec as StoredRecords['payments'];
+      return searchText([p.id, p.booking_id, p.status, p.gateway, p.transaction_id]);
+    }
+  }
 }
 
 /**

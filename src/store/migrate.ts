@@ -11,6 +11,7 @@ import * as m0007 from './migrations/0007_assigned_customer_ids.js';
 import * as m0008 from './migrations/0008_sign_in_links.js';
 import * as m0009 from './migrations/0009_list_indexes.js';
 import * as m0010 from './migrations/0010_delivery_search.js';
+import * as m0011 from './migrations/0011_bulk_load.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_sign_in_links': m0008,
   '0009_list_indexes': m0009,
   '0010_delivery_search': m0010,
+  '0011_bulk_load': m0011,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {

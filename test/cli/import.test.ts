@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { openStore } from '../../src/store/db.js';
 import { killCli, runCli, startCli, tempDir, tempSqliteUrl } from './run.js';
 
@@ -92,5 +93,44 @@ describe('waypost import', () => {
     expect(summary.created).toBe(total - afterKill);
     expect(summary.unchanged).toBe(0);
     expect(await countTrips(DATABASE_URL)).toBe(total);
+  }, 90_000);
+  it('a killed bulk load: serve refuses to start until the import is run again, which builds the indexes', async () => {
+    const DATABASE_URL = tempSqliteUrl();
+    const file = join(tempDir(), 'big.ndjson');
+    const total = 100_000;
+    writeFileSync(file, Array.from({ length: total }, (_, i) => trip(i + 1)).join('\n'));
+
+    const child = startCli(['import', file, '--batch-size', '200', '--bulk-load'], { DATABASE_URL });
+    const exited = new Promise((resolve) => child.once('close', resolve));
+    const deadline = Date.now() + 30_000;
+    let landed = 0;
+    while (Date.now() < deadline && landed === 0) {
+      await new Promise((r) => setTimeout(r, 20));
+      landed = await countTrips(DATABASE_URL).catch(() => 0);
+    }
+    killCli(child);
+    await exited;
+    const afterKill = await countTrips(DATABASE_URL);
+    expect(afterKill).toBeLessThan(total);
+
+    const serve = await runCli(['serve', '--role', 'api'], { DATABASE_URL });
+    expect(serve.code).toBe(1);
+    expect(serve.stderr)
+      .toMatch(/an import loading in bulk has not built its indexes yet .* run the same `waypost import` again/);
+
+    const resumed = await runCli(['import', file, '--batch-size', '200', '--json'], { DATABASE_URL });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain('building indexes:');
+    expect(JSON.parse(resumed.stdout))
+      .toMatchObject({ resumedAfter: afterKill, created: total - afterKill, bulkLoad: true });
+    const store = openStore(DATABASE_URL);
+    try {
+      expect((await sql`SELECT * FROM bulk_load_pending`.execute(store.db)).rows).toEqual([]);
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM trips_fts
+        WHERE search_text MATCH '"trip 9999"'`.execute(store.db);
+      expect(rows[0].n).toBe(11); // trips 9999 and 99990-99999: the search index holds every record
+    } finally {
+      await store.close();
+    }
   }, 90_000);
 });

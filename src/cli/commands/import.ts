@@ -39,8 +39,11 @@ export function registerImport(program: Command): void {
     .option('--restart', 'ignore the progress of an earlier run of this file and start from line 1')
     .option('--batch-size <n>', `lines per transaction (default ${DEFAULT_BATCH_SIZE.sqlite} on SQLite, `
       + `${DEFAULT_BATCH_SIZE.postgres} on PostgreSQL)`, positiveInt)
+    .option('--bulk-load', 'load without indexes and build them at the end (default: when the file is large)')
+    .option('--no-bulk-load', 'keep every index up to date while loading (a server on the database stays fast)')
     .option('--json', 'machine-readable summary on stdout')
-    .action(async (file: string, opts: { restart?: boolean; batchSize?: number; json?: boolean }) => {
+    .action(async (file: string,
+      opts: { restart?: boolean; batchSize?: number; bulkLoad?: boolean; json?: boolean }) => {
       loadConfig(); // configuration errors first (exit 2), then a missing file (exit 1) before the database is opened
       await checkReadable(file);
       const { size } = await importFileKey(file);
@@ -50,6 +53,8 @@ export function registerImport(program: Command): void {
         const result = await importFile(wp.core, file, {
           restart: opts.restart,
           batchSize: opts.batchSize,
+          bulkLoad: opts.bulkLoad,
+          onRebuild: (step, done, of) => bar.note(`building indexes: ${done + 1}/${of} (${step})`),
           onBadLine: (line, message) => bar.note(`line ${line}: ${message}`),
           onProgress: ({ lines, bytes }) => {
             bar.tick(lines - seen, bytes);

@@ -7,6 +7,8 @@ import { ensureHostToken } from '../../host/token.js';
 import type { Role } from '../../config.js';
 import { ensureConsoleBuilt } from '../../admin/console.js';
 import { announceConsole } from '../../admin/announce.js';
+import { pendingBulkLoad } from '../../host/bulk-load.js';
+import { CliError } from '../fail.js';
 
 export function registerServe(program: Command): void {
   program.command('serve')
@@ -14,6 +16,14 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--role <role>', 'which parts to run').choices(['all', 'api', 'worker']).default('all'))
     .action(async (opts: { role: Role }) => {
       const wp = await createWaypost();
+      // Without the indexes a bulk import builds at its end, lists would scan and search would miss records.
+      const pending = opts.role === 'worker' ? [] : await pendingBulkLoad(wp.core.db);
+      if (pending.length > 0) {
+        await wp.close();
+        throw new CliError('bulk_load_unfinished', `an import loading in bulk has not built its indexes yet `
+          + `(${pending.length} to build): wait for it to finish, or, if it stopped, run the same \`waypost import\` `
+          + 'again (it continues where it stopped and builds them)');
+      }
       if (opts.role !== 'worker') ensureConsoleBuilt(wp.core.log);
       const { url } = await wp.serve(opts.role);
       const base = wp.config.baseUrl;
