@@ -1,21 +1,13 @@
 // The rendered API reference at {root}/docs: Waypost's own page (its bar, a viewport, a main landmark) around
 // Swagger UI's bundle from the swagger-ui-dist package (no CDN). The bundle is copied and precompressed at build
-// time (scripts/precompress.mjs) and served with @fastify/static's preCompressed; without a build it is served
+// time (src/build/precompress.ts) and served with @fastify/static's preCompressed; without a build it is served
 // from the package, uncompressed. Swagger UI is kept (rather than another renderer) because configuration and
 // CSS make it pass axe-core: deep links off (they were links inside buttons), contrast and target sizes in CSS.
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-
-// src/api/ and dist/api/ are both two levels below the package root.
-const PACKAGE_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-/** Where the build puts the precompressed copy of the bundle (scripts/precompress.mjs). */
-export const REFERENCE_DIST = join(PACKAGE_ROOT, 'dist', 'reference');
-export const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-export const REFERENCE_ASSETS = ['swagger-ui-bundle.js', 'swagger-ui.css'] as const;
+import { REFERENCE_ASSETS, REFERENCE_DIST, swaggerUiDir } from '../build/precompress.js';
 
 // The console's mark (web/index.html), so the reference reads as Waypost's.
 const MARK = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
@@ -130,7 +122,7 @@ const page = (root: string, title: string) => `<!doctype html>
 const CSP = "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; "
   + "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'; form-action 'self'";
 
-const assetsDir = () => (existsSync(join(REFERENCE_DIST, REFERENCE_ASSETS[0])) ? REFERENCE_DIST : SWAGGER_UI_DIR);
+const assetsDir = () => (existsSync(join(REFERENCE_DIST, REFERENCE_ASSETS[0])) ? REFERENCE_DIST : swaggerUiDir());
 
 /** Registers {root}/docs (inside the API's scope); `document` is what {root}/docs/json answers. */
 export async function registerReferencePage(
