@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { REFERENCE_ASSETS, REFERENCE_DIST, swaggerUiDir } from '../build/precompress.js';
+import { compress, negotiate, type Encoded } from './compression.js';
 
 // The console's mark (web/index.html), so the reference reads as Waypost's.
 const MARK = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
@@ -139,7 +140,18 @@ export async function registerReferencePage(
     .header('content-security-policy', CSP).header('cache-control', 'no-cache').send(html);
   api.get('/docs', hide, sendPage);
   api.get('/docs/', hide, sendPage);
-  api.get('/docs/json', hide, async (_req, reply) => reply.type('application/json; charset=utf-8').send(document()));
+  // The document (120 kB) does not change while the process runs: serialised and compressed once.
+  let json: Promise<Encoded & { body: string }> | undefined;
+  api.get('/docs/json', hide, async (req, reply) => {
+    const doc = await (json ??= (async () => {
+      const body = JSON.stringify(document());
+      return { body, ...(await compress(body)) };
+    })());
+    const encoding = negotiate(req.headers['accept-encoding']);
+    reply.type('application/json; charset=utf-8').header('vary', 'Accept-Encoding').header('cache-control', 'no-cache');
+    const bytes = encoding && doc[encoding];
+    return bytes ? reply.header('content-encoding', encoding).send(bytes) : reply.send(doc.body);
+  });
   for (const [name, [type, body]] of Object.entries(own)) {
     api.get(`/docs/static/${name}`, hide, async (_req, reply) => reply.type(type).header('cache-control', 'no-cache')
       .send(body));

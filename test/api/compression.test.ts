@@ -197,4 +197,14 @@ describe('precompressed files', () => {
       expect(new Set([br, gz, plain].map((a) => a.headers.etag)).size).toBe(3);
     }
   });
+
+  it('sends the OpenAPI document the reference page reads compressed, once compressed for every request', async () => {
+    const address = `${url}${apiRoot(wp.config)}/docs/json`;
+    const plain = await get(address);
+    const br = await get(address, { 'accept-encoding': 'gzip, br' });
+    expect([br.headers['content-encoding'], br.headers.vary]).toEqual(['br', 'Accept-Encoding']);
+    expect(br.bytes.length).toBeLessThan(plain.bytes.length / 5);
+    expect(decode(br)).toEqual(JSON.parse(plain.bytes.toString()));
+    expect((await get(address, { 'accept-encoding': 'gzip, br' })).bytes.equals(br.bytes)).toBe(true);
+  });
 });
