@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import { apiRoot } from '../config.js';
+import { parameterExample } from './examples.js';
 import { registerReferencePage } from './reference-page.js';
 import { ID_PATTERN } from './schemas.js';
 
@@ -38,9 +39,12 @@ const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers
 
 type Json = Record<string, any>;
 
-/** `post` and `/bookings/{id}` → postBookingsById. */
-const operationIdOf = (method: string, path: string) => method + path.split('/').filter(Boolean)
-  .map((s) => (s === '{id}' ? 'ById' : s.charAt(0).toUpperCase() + s.slice(1))).join('');
+/** `post` and `/bookings/{id}` → postBookingNotAllowed; `/bookings` → postBookingsNotAllowed (SDK method names). */
+const operationIdOf = (method: string, path: string) => {
+  const [name, id] = path.split('/').filter(Boolean);
+  const noun = name.charAt(0).toUpperCase() + (id ? name.slice(1, -1) : name.slice(1));
+  return `${method}${noun}NotAllowed`;
+};
 
 const notAllowed = (path: string, method: string) => ({
   tags: ['read-only'],
@@ -80,6 +84,9 @@ export function completeDocument(doc: Json, root: string): Json {
       if (p.schema?.pattern === ID_PATTERN) {
         p.schema = { type: 'integer', minimum: 1, maximum: 8_999_999_999_999_999, description: p.schema.description };
       }
+      // What Postman and the reference fill in: values that answer against the demo seed.
+      const example = parameterExample(path.slice(root.length), p.in, p.name);
+      if (example !== undefined) p.example = example;
     }
     // The path's own parameters ({id}) belong to the path, so every method declared on it names them.
     const inPath = ((get.parameters ?? []) as Json[]).filter((p) => p.in === 'path');

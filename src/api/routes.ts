@@ -13,6 +13,7 @@ import { apiServices } from './install.js';
 import { paginationHeaders } from './links.js';
 import { listRecords, readRecord } from './list.js';
 import { ALLOW, registerOpenApi, SECURITY } from './openapi.js';
+import { registerPostman } from './postman.js';
 import { answerFromCache, cachedAnswer, uncachedAnswer } from './respond.js';
 import { DetailParams, LIST_QUERIES, NoQuery, ProblemSchema, RECORD_SCHEMAS, TestAnswer, type ListQuery } from './schemas.js';
 import { apiValidatorCompiler } from './validation.js';
@@ -45,6 +46,7 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     api.addSchema(ProblemSchema);
     for (const schema of Object.values(RECORD_SCHEMAS)) api.addSchema(schema);
     await registerOpenApi(api, core);
+    registerPostman(api, core);
 
     // The API is read-only: any other method on an API path is 405, whatever the path. Answered first, before the
     // credentials are checked or a body is read (a broken or empty JSON body must not turn it into a 400).
@@ -71,7 +73,7 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     api.get('/test', {
       config: { apiPermission: '*' },
       schema: {
-        tags: ['keys'], summary: 'Check your credentials', operationId: 'testCredentials',
+        tags: ['keys'], summary: 'Check your credentials', operationId: 'test',
         description: 'Any active key; answers its id and permissions.', security: SECURITY, querystring: NoQuery,
         response: {
           200: { ...TestAnswer, description: 'The key is active', headers: answerHeaders(false) },

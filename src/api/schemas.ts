@@ -33,14 +33,16 @@ const common = (resource: ApiResource) => ({
 export const LIST_QUERIES = {
   bookings: Type.Object({
     ...common('bookings'),
-    status: Type.Optional(Enum(BOOKING_STATUSES)),
+    status: Type.Optional(Enum(BOOKING_STATUSES, { description: 'Only bookings with this status' })),
     customer_id: Type.Optional(IdParam('Only bookings of this customer')),
     trip_id: Type.Optional(IdParam('Only bookings that include this trip')),
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: "Only bookings whose customer has this e-mail (case-insensitive)" })),
   }, { additionalProperties: false }),
   trips: Type.Object({
     ...common('trips'),
-    status: Type.Optional(Enum(['publish', 'draft', 'private', 'pending', 'trash'] as const)),
+    status: Type.Optional(Enum(['publish', 'draft', 'private', 'pending', 'trash'] as const, {
+      description: 'Only trips with this status',
+    })),
   }, { additionalProperties: false }),
   customers: Type.Object({
     ...common('customers'),
@@ -48,7 +50,7 @@ export const LIST_QUERIES = {
   }, { additionalProperties: false }),
   payments: Type.Object({
     ...common('payments'),
-    status: Type.Optional(Enum(PAYMENT_STATUSES)),
+    status: Type.Optional(Enum(PAYMENT_STATUSES, { description: 'Only payments with this status' })),
     booking_id: Type.Optional(IdParam('Only payments of this booking')),
   }, { additionalProperties: false }),
 } as const satisfies Record<ApiResource, TSchema>;

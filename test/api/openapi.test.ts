@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { DIALECTS } from '../helpers/db.js';
 import { apiFixture, booking, type ApiFixture } from './setup.js';
+
+// ajv-formats is CommonJS: its default export is the plugin function under NodeNext's interop.
+const addFormats = addFormatsPlugin as unknown as (ajv: Ajv2020) => Ajv2020;
 
 describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
   let f: ApiFixture;
@@ -92,6 +96,45 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
     expect(ids).toContain('listBookings');
     expect(ids).toContain('getBooking');
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('names every operation for generated SDKs: listBookings, getBooking, test; unique, camelCase', () => {
+    const ops = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item)
+      .filter(([method]) => method !== 'parameters').map(([method, op]) => ({ path: path.slice(f.root.length), method, op })));
+    expect(ops).toHaveLength(9 * 7);
+    const ids = ops.map(({ path, method, op }) => {
+      expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z]*$/);
+      return op.operationId as string;
+    });
+    expect(new Set(ids).size).toBe(ids.length);
+    const gets = Object.fromEntries(ops.filter((o) => o.method === 'get').map((o) => [o.path, o.op.operationId]));
+    expect(gets).toEqual({
+      '/test': 'test',
+      '/bookings': 'listBookings', '/bookings/{id}': 'getBooking', '/trips': 'listTrips', '/trips/{id}': 'getTrip',
+      '/customers': 'listCustomers', '/customers/{id}': 'getCustomer', '/payments': 'listPayments', '/payments/{id}': 'getPayment',
+    });
+    expect(doc.paths[`${f.root}/bookings/{id}`].head.operationId).toBe('getBookingHead');
+    expect(doc.paths[`${f.root}/bookings/{id}`].delete.operationId).toBe('deleteBookingNotAllowed');
+    expect(doc.paths[`${f.root}/bookings`].post.operationId).toBe('postBookingsNotAllowed');
+  });
+
+  it('gives every path id and query parameter an example that its own schema accepts', () => {
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    const params: Array<[string, any]> = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const p of item.parameters ?? []) params.push([path, p]);
+      for (const p of item.get.parameters ?? []) params.push([path, p]);
+    }
+    // 4 ids; per list 7 common parameters and bookings 4, trips 1, customers 1, payments 2 of their own.
+    expect(params).toHaveLength(4 + 4 * 7 + 4 + 1 + 1 + 2);
+    for (const [path, p] of params) {
+      expect(p.example, `${path} ${p.name}`).toBeDefined();
+      expect(ajv.validate(p.schema, p.example), `${path} ${p.name}: ${ajv.errorsText()}`).toBe(true);
+    }
+    const idOf = (r: string) => doc.paths[`${f.root}/${r}/{id}`].parameters[0].example;
+    // The demo seed's booking 1001 (customer 26) and its payment 5001.
+    expect([idOf('bookings'), idOf('trips'), idOf('customers'), idOf('payments')]).toEqual([1001, 1, 26, 5001]);
   });
 
   it('answers what it documents: 304 on /test and details, HEAD with headers only, and an id in range', async () => {

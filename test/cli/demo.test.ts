@@ -42,6 +42,12 @@ describe('waypost demo', () => {
     expect(bookings.every((b) => !isLegacyEngine(b.engine_version))).toBe(true);
     const legacyIds = demoCatalogue().bookings.filter((b) => isLegacyEngine(b.data.engine_version)).map((b) => b.id);
     expect(head).toMatch(new RegExp(`x-total-count: ${200 - legacyIds.length}`, 'i'));
+
+    // And the Postman line: its URL serves the collection.
+    const postman = /^Or in Postman: import (\S+) and set its accessToken and accessSecret variables\.$/m.exec(run.stdout);
+    expect(postman?.[1]).toBe(`${baseUrl}/rest/waypost/api/v1/postman.json`);
+    const collection = await (await fetch(postman![1])).json();
+    expect(collection.variable.map((v: { key: string }) => v.key)).toEqual(['baseUrl', 'accessToken', 'accessSecret']);
   }, 60_000);
 
   it('hides legacy bookings from the API and marks cart 3.0 ones incomplete', async () => {

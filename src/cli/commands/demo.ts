@@ -40,7 +40,8 @@ export function registerDemo(program: Command): void {
         const key = await createApiKey(wp.core, { label, permissions: PERMISSIONS });
         const url = `${wp.config.baseUrl}${apiRoot(wp.config)}/bookings?perpage=5`;
         const curl = `curl -s -H 'Access-Token: ${key.key}' -H 'Access-Secret: ${key.secret}' '${url}'`;
-        return { seeded, key, curl, baseUrl: wp.config.baseUrl, database: wp.core.store.dialect, running: await serverRunning(wp.config.baseUrl) };
+        const postman = `${wp.config.baseUrl}${apiRoot(wp.config)}/postman.json`;
+        return { seeded, key, curl, postman, baseUrl: wp.config.baseUrl, database: wp.core.store.dialect, running: await serverRunning(wp.config.baseUrl) };
       });
 
       const bookings = demoCatalogue().bookings;
@@ -53,6 +54,7 @@ export function registerDemo(program: Command): void {
         incomplete_bookings: incomplete,
         key: { id: key.id, label: key.label, key: key.key, secret: key.secret, permissions: key.permissions },
         curl: result.curl,
+        postman: result.postman,
         server_running: result.running,
         ...(result.running ? {} : { start_command: startCommand(process.env) }),
       }, () => [
@@ -70,6 +72,7 @@ export function registerDemo(program: Command): void {
         '',
         'Try it:',
         `  ${result.curl}`,
+        `Or in Postman: import ${result.postman} and set its accessToken and accessSecret variables.`,
         ...(result.running ? [] : [
           '',
           `Nothing answers at ${result.baseUrl} yet: start the server first, with the same settings,`

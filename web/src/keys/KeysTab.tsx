@@ -11,6 +11,7 @@ import type { ApiKey } from '../types';
 import { usePolling } from '../usePolling';
 import { CreateKeyDialog } from './CreateKeyDialog';
 import { EditKeyDialog } from './EditKeyDialog';
+import { PostmanLink } from './PostmanLink';
 import { windowText, type RateLimitInfo } from './KeyForm';
 import { describePermissions } from './permissions';
 
@@ -43,6 +44,7 @@ export function KeysTab() {
         <div>
           <h2>API keys</h2>
           <p className="muted">Applications send a key and its secret as <code>Access-Token</code> and <code>Access-Secret</code> headers to read data through the REST API.</p>
+          <PostmanLink apiUrl={data?.api_url ?? null} />
         </div>
         <button type="button" className="button button-primary" onClick={() => setAdding(true)}>Add key</button>
       </div>

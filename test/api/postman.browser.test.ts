@@ -1,0 +1,57 @@
+// The console's API Keys tab offers the Postman collection: a named link that downloads the file Postman imports.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { freePort, hasChromium } from '../helpers/services.js';
+import { testWaypost } from '../helpers/waypost.js';
+import { buildConsole, launchChromium } from '../console/browser.js';
+import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
+import type { Waypost } from '../../src/sdk.js';
+
+describe.runIf(await hasChromium())('the Postman collection from the API Keys tab', () => {
+  let wp: Waypost;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    buildConsole();
+    // The base URL is the real one: the link points at the API through it.
+    const port = await freePort();
+    wp = await testWaypost({ config: { port, host: '127.0.0.1', baseUrl: `http://127.0.0.1:${port}` } });
+    base = (await wp.serve('all')).url!;
+    browser = await launchChromium();
+    const viewport = { width: 1280, height: 800 };
+    const context = await browser.newContext({ viewport, baseURL: base, acceptDownloads: true });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+    const token = await issueSetupToken(wp.core);
+    await page.goto(setupLink(wp.core, token!));
+    await page.getByLabel('E-mail').fill('ops@example.com');
+    await page.getByLabel('Password', { exact: true }).fill('postman link password');
+    await page.getByLabel('Repeat password').fill('postman link password');
+    await page.getByRole('button', { name: 'Create admin and sign in' }).click();
+    await page.getByRole('heading', { name: 'Webhooks & API' }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await wp?.close();
+  });
+
+  it('downloads the collection Postman imports, named for what it is', async () => {
+    await page.getByRole('link', { name: 'API Keys' }).click();
+    const link = page.getByRole('link', { name: 'Download the Postman collection' });
+    await link.waitFor();
+    expect(await link.getAttribute('href')).toBe(`${base}/rest/waypost/api/v1/postman.json`);
+    await page.screenshot({ path: join(tmpdir(), 'waypost-keys-postman.png') });
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('waypost.postman_collection.json');
+    const collection = JSON.parse(readFileSync((await download.path())!, 'utf8'));
+    expect(collection.info.name).toBe('Waypost REST API');
+    expect(collection.variable.map((v: { key: string }) => v.key)).toEqual(['baseUrl', 'accessToken', 'accessSecret']);
+    expect(collection.variable[0].value).toBe(base);
+  });
+});
