@@ -2,7 +2,8 @@
 //   - bytes a browser (Chromium, Accept-Encoding: gzip, deflate, br, zstd) transfers for the console's first load
 //     and for the API reference page;
 //   - axe-core violations on the reference page at 390 and 1280 px (listed, one operation opened);
-//   - wrk on the API cache-hit path (GET /bookings?perpage=20) with and without `Accept-Encoding: gzip, br`;
+//   - wrk on the API cache-hit path (GET /bookings?perpage=20) with and without `Accept-Encoding: gzip, br`, with
+//     the server's CPU time per request (from /proc, steadier than req/s on a shared machine);
 //   - what each brotli quality and gzip level costs on that answer (the choice of brotli 4).
 // "Before" is the code at BENCH_BASE_REF (default: where this branch left main), exported with `git archive` into
 // a temporary folder that borrows this checkout's node_modules (plus the @fastify/swagger-ui it used) and its
@@ -153,10 +154,19 @@ async function referenceAxe(browser: Browser, url: string) {
   return out;
 }
 
-function wrk(url: string, headers: Record<string, string>) {
+/** The server's CPU time so far in µs (/proc: user + system, in clock ticks of 10 ms). */
+function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+function wrk(url: string, headers: Record<string, string>, pid: number) {
   const h = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   const args = ['-t1', '-c10', `-d${DURATION_S}s`, '--latency', ...h, url];
+  const cpuBefore = cpuUs(pid);
   const out = sh('wrk', args);
+  // CPU per request does not depend on how much of the shared machine the server got, unlike req/s.
+  const cpu = cpuUs(pid) - cpuBefore;
   const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
   const ms = (label: string) => {
     const m = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
@@ -166,7 +176,9 @@ function wrk(url: string, headers: Record<string, string>) {
   const units: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
   const perSec = transfer ? Number(transfer[1]) * units[transfer[2]] : NaN;
   const rps = num(/Requests\/sec:\s+([\d.]+)/);
+  const requests = num(/(\d+) requests in/);
   return { requests_per_second: Math.round(rps), bytes_per_response: Math.round(perSec / rps),
+    server_cpu_us_per_request: Number((cpu / requests).toFixed(1)),
     latency_ms: { p50: ms('50%'), p99: ms('99%') }, non_2xx: num(/Non-2xx or 3xx responses:\s+(\d+)/) || 0 };
 }
 
@@ -217,16 +229,16 @@ async function main() {
   const sample = await fetch(`${servers.after.url}${root}${QUERY}`, { headers: auth });
   const body = await sample.text();
   const cases = Object.entries(servers).flatMap(([name, s]) => [
-    [`${name}_identity`, `${s.url}${root}${QUERY}`, auth],
-    [`${name}_gzip_br`, `${s.url}${root}${QUERY}`, { ...auth, 'accept-encoding': 'gzip, br' }],
-  ] as Array<[string, string, Record<string, string>]>);
-  for (const [, url, h] of cases) wrk(url, h); // warm: every case's answer is in its cache
+    [`${name}_identity`, `${s.url}${root}${QUERY}`, auth, s.child.pid!],
+    [`${name}_gzip_br`, `${s.url}${root}${QUERY}`, { ...auth, 'accept-encoding': 'gzip, br' }, s.child.pid!],
+  ] as Array<[string, string, Record<string, string>, number]>);
+  for (const [, url, h, pid] of cases) wrk(url, h, pid); // warm: every case's answer is in its cache
   const rounds: Record<string, Array<ReturnType<typeof wrk>>> = Object.fromEntries(cases.map(([n]) => [n, []]));
   for (let round = 1; round <= ROUNDS; round++) {
     // Each round starts one case later, so no case always follows the same other one.
     const order = cases.map((_, i) => cases[(i + round - 1) % cases.length]);
-    for (const [name, url, h] of order) {
-      const r = wrk(url, h);
+    for (const [name, url, h, pid] of order) {
+      const r = wrk(url, h, pid);
       rounds[name].push(r);
       process.stderr.write(`round ${round} ${name}: ${r.requests_per_second} req/s, `
         + `${r.bytes_per_response} B/answer\n`);
@@ -235,7 +247,9 @@ async function main() {
   for (const s of Object.values(servers)) s.child.kill('SIGTERM');
   const mid = <T>(xs: T[], by: (x: T) => number) => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)];
   const hits = Object.fromEntries(Object.entries(rounds).map(([n, xs]) => [n, {
-    ...mid(xs, (x) => x.requests_per_second), each_round: xs.map((x) => x.requests_per_second) }]));
+    ...mid(xs, (x) => x.requests_per_second), each_round: xs.map((x) => x.requests_per_second),
+    median_server_cpu_us_per_request: mid(xs.map((x) => x.server_cpu_us_per_request), (x) => x),
+    server_cpu_us_per_request_each_round: xs.map((x) => x.server_cpu_us_per_request) }]));
   // The median of the per-round ratios: the cases of one round ran seconds apart, so a slow spell of the shared
   // machine weighs on both sides alike.
   const ratio = (a: string, b: string) => Number(mid(rounds[a].map((x, i) => x.requests_per_second
@@ -262,7 +276,8 @@ async function main() {
   }
   for (const [n, r] of Object.entries(hits)) {
     console.log(`${n.padEnd(18)} ${String(r.requests_per_second).padStart(7)} req/s  `
-      + `${String(r.bytes_per_response).padStart(6)} B/answer  p99 ${r.latency_ms.p99} ms`);
+      + `${String(r.bytes_per_response).padStart(6)} B/answer  p99 ${r.latency_ms.p99} ms  `
+      + `server CPU ${r.median_server_cpu_us_per_request} µs/request`);
   }
   const hit = result.api_cache_hit;
   console.log(`after/before identity (median per-round ratio): ${hit.after_identity_to_before_identity}; `
