@@ -1,5 +1,6 @@
 // Serves the console (the React app built into web/dist) at /admin/. Assets have content hashes in their names,
-// so they are cached for a year; index.html is never cached. `waypost serve` builds the console on first start
+// so they are cached for a year; index.html is never cached. The build writes brotli and gzip copies beside them
+// (src/build/precompress.ts), sent to clients that accept them. `waypost serve` builds the console on first start
 // when web/dist is missing (ensureConsoleBuilt); until then /admin/ explains how to build it.
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { Logger } from 'pino';
 import { notFound } from '../errors.js';
+import { precompressDir } from '../build/precompress.js';
 
 // src/admin/console.ts and dist/admin/console.js are both two levels below the package root.
 export const PACKAGE_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
@@ -36,6 +38,7 @@ export function ensureConsoleBuilt(log: Logger): boolean {
     log.warn('building the admin console failed: run "npm run build" to see why');
     return false;
   }
+  precompressDir(CONSOLE_DIST);
   return true;
 }
 
@@ -45,8 +48,9 @@ export async function rootRedirect(app: FastifyInstance): Promise<void> {
 }
 
 export async function consoleRoutes(app: FastifyInstance): Promise<void> {
-  // serve:false: we route ourselves (SPA fallback, a helpful page when unbuilt); the plugin only adds sendFile.
-  await app.register(fastifyStatic, { serve: false });
+  // serve:false: we route ourselves (SPA fallback, a helpful page when unbuilt); the plugin only adds sendFile,
+  // which sends file.br or file.gz when the client accepts it and the build made one.
+  await app.register(fastifyStatic, { serve: false, preCompressed: true });
 
   app.get('/', { prefixTrailingSlash: 'no-slash' }, (_req, reply) => reply.redirect('/admin/', 301));
   app.get('/*', (req, reply) => {
@@ -54,6 +58,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     if (path === 'api' || path.startsWith('api/')) throw notFound(`${req.method} ${req.url.split('?')[0]}`);
     if (!isBuilt()) return reply.code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT_PAGE);
     const asset = path.startsWith('assets/') && !path.includes('..') && existsSync(join(CONSOLE_DIST, path));
+    reply.header('vary', 'Accept-Encoding');
     if (asset) return reply.header('cache-control', 'public, max-age=31536000, immutable').sendFile(path, CONSOLE_DIST, { cacheControl: false });
     // Everything else is the app: it routes by the URL hash.
     return reply.header('cache-control', 'no-store').header('x-frame-options', 'DENY').header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")

@@ -10,6 +10,18 @@ local gen = redis.call('GET', KEYS[1]) or '0'
 return {gen, redis.call('GET', ARGV[1] .. gen .. ':' .. ARGV[2])}
 `;
 
+// The compressed bodies travel as base64 in the entry's JSON (one GET per hit, as before).
+type Stored = Omit<CachedResponse, 'br' | 'gzip'> & { br?: string; gzip?: string };
+
+const toJson = ({ br, gzip, ...rest }: CachedResponse) => JSON.stringify({
+  ...rest, ...(br && { br: br.toString('base64') }), ...(gzip && { gzip: gzip.toString('base64') }),
+} satisfies Stored);
+
+function fromJson(raw: string): CachedResponse {
+  const { br, gzip, ...rest } = JSON.parse(raw) as Stored;
+  return { ...rest, ...(br && { br: Buffer.from(br, 'base64') }), ...(gzip && { gzip: Buffer.from(gzip, 'base64') }) };
+}
+
 export class RedisCache implements CacheStore {
   constructor(private readonly redis: Redis, private readonly prefix: string) {}
 
@@ -19,11 +31,11 @@ export class RedisCache implements CacheStore {
 
   async get(resource: ApiResource, key: string): Promise<CacheLookup> {
     const [gen, raw] = (await this.redis.eval(GET_SCRIPT, 1, this.genKey(resource), `${this.prefix}cache:${resource}:`, key)) as [string, string | null];
-    return { entry: raw ? (JSON.parse(raw) as CachedResponse) : null, generation: Number(gen) };
+    return { entry: raw ? fromJson(raw) : null, generation: Number(gen) };
   }
 
   async set(resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number): Promise<void> {
-    await this.redis.set(`${this.prefix}cache:${resource}:${generation}:${key}`, JSON.stringify(entry), 'EX', ttlS);
+    await this.redis.set(`${this.prefix}cache:${resource}:${generation}:${key}`, toJson(entry), 'EX', ttlS);
   }
 
   async invalidate(resources: readonly string[]): Promise<void> {

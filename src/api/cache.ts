@@ -9,6 +9,9 @@ export interface CachedResponse {
   etag: string;
   /** Data-dependent headers (X-Total-Count, X-Total-Pages, Link). */
   headers: Record<string, string>;
+  /** The body compressed (src/api/compression.ts), when it is over 1 KB: a hit compresses nothing. */
+  br?: Buffer;
+  gzip?: Buffer;
 }
 
 export interface CacheLookup {
@@ -24,7 +27,8 @@ export interface CacheStore {
   close(): Promise<void>;
 }
 
-const sizeOf = (e: CachedResponse) => 200 + e.body.length * 2 + e.etag.length * 2 + JSON.stringify(e.headers).length * 2;
+const sizeOf = (e: CachedResponse) => 200 + e.body.length * 2 + e.etag.length * 2 + JSON.stringify(e.headers).length * 2
+  + (e.br?.length ?? 0) + (e.gzip?.length ?? 0);
 
 /** In-process LRU bounded in bytes (WAYPOST_CACHE_MAX_BYTES). */
 export class MemoryCache implements CacheStore {

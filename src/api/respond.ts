@@ -1,11 +1,12 @@
 // Answers a GET from the response cache or computes it: serialise through the route's response schema, hash the
-// body into a strong ETag, store it, and honour If-None-Match with 304.
+// body into a strong ETag, compress it (compression.ts), store it, and honour If-None-Match with 304.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../core.js';
 import type { ApiResource } from '../records/schemas.js';
 import type { CachedResponse } from './cache.js';
 import type { ApiServices } from './install.js';
+import { compress, etagFor, matchesAnyEncoding, negotiate } from './compression.js';
 
 export const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 
@@ -37,19 +38,19 @@ export function cacheKeyOf(req: FastifyRequest): string {
   return key;
 }
 
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
-}
-
-function send(req: FastifyRequest, reply: FastifyReply, entry: CachedResponse, cache: 'HIT' | 'MISS' | null): FastifyReply {
+function send(
+  req: FastifyRequest, reply: FastifyReply, entry: CachedResponse, cache: 'HIT' | 'MISS' | null,
+): FastifyReply {
   reply.headers(entry.headers);
-  reply.header('ETag', entry.etag);
+  const wanted = negotiate(req.headers['accept-encoding']);
+  const encoding = wanted && entry[wanted] ? wanted : null;
+  reply.header('ETag', etagFor(entry.etag, encoding));
+  reply.header('Vary', 'Accept-Encoding');
   reply.header('Cache-Control', 'private, no-cache');
   if (cache) reply.header('X-Cache', cache);
-  if (matches(req.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(entry.body);
+  if (matchesAnyEncoding(req.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+  reply.type('application/json; charset=utf-8');
+  return encoding ? reply.header('Content-Encoding', encoding).send(entry[encoding]) : reply.send(entry.body);
 }
 
 export interface Computed {
@@ -64,10 +65,17 @@ function serialized(req: FastifyRequest, reply: FastifyReply, payload: unknown):
   return serialize(payload as Record<string, unknown>);
 }
 
+/** Compresses into the encoding this client takes only: for an answer that is not kept. */
+async function forThisClient(req: FastifyRequest, body: string): Promise<CachedResponse> {
+  const wanted = negotiate(req.headers['accept-encoding']);
+  return { body, etag: etagOf(body), headers: {}, ...(wanted && await compress(body, [wanted])) };
+}
+
 /** An answer that is not cached (per-key, like /test) but still has an ETag and honours If-None-Match. */
-export function uncachedAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown): FastifyReply {
-  const body = serialized(req, reply, payload);
-  return send(req, reply, { body, etag: etagOf(body), headers: {} }, null);
+export async function uncachedAnswer(
+  req: FastifyRequest, reply: FastifyReply, payload: unknown,
+): Promise<FastifyReply> {
+  return send(req, reply, await forThisClient(req, serialized(req, reply, payload)), null);
 }
 
 /**
@@ -89,10 +97,11 @@ export async function cachedAnswer(core: Core, services: ApiServices, req: Fasti
   const { key, generation } = lookup;
   const { payload, headers = {} } = await compute();
   const body = serialized(req, reply, payload);
-  const fresh: CachedResponse = { body, etag: etagOf(body), headers };
+  // Kept answers are compressed in both encodings now, so that no hit has to; with the cache off, only in this
+  // client's.
+  if (core.config.cacheTtlS <= 0) return send(req, reply, { ...(await forThisClient(req, body)), headers }, 'MISS');
+  const fresh: CachedResponse = { body, etag: etagOf(body), headers, ...(await compress(body)) };
   // Storing is not on the answer's path; a failed store only costs a later miss.
-  if (core.config.cacheTtlS > 0) {
-    services.cache.set(resource, key, generation, fresh, core.config.cacheTtlS).catch((err) => core.log.warn({ err }, 'cache store failed'));
-  }
+  services.cache.set(resource, key, generation, fresh, core.config.cacheTtlS).catch((err) => core.log.warn({ err }, 'cache store failed'));
   return send(req, reply, fresh, 'MISS');
 }

@@ -1,7 +1,9 @@
 // The rendered API reference works in a real browser with the network cut off: every asset and the document
-// come from Waypost itself.
+// come from Waypost itself. axe-core finds no violation in it at phone and desktop widths.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { hasChromium } from '../helpers/services.js';
 import { testWaypost } from '../helpers/waypost.js';
 import { launchChromium } from '../console/browser.js';
@@ -9,6 +11,20 @@ import { apiRoot } from '../../src/config.js';
 import type { Waypost } from '../../src/sdk.js';
 
 const chromiumHere = await hasChromium();
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation { id: string; impact: string; nodes: Array<{ target: string[] }> }
+
+/** axe-core's violations on the page as it is now (evaluated over CDP, so the page's CSP does not refuse it). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(o: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    // Every rule axe runs by default (WCAG 2.0-2.2 A/AA and best practices), touch targets of 24 px included.
+    return (await axe.run({ rules: { 'target-size': { enabled: true } } })).violations;
+  });
+  return violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
 
 describe.skipIf(!chromiumHere)('API reference at /docs in Chromium', () => {
   let wp: Waypost;
@@ -62,4 +78,29 @@ describe.skipIf(!chromiumHere)('API reference at /docs in Chromium', () => {
     expect(failed).toEqual([]);
     await page.close();
   });
+
+  it.each([390, 1280])('has no axe-core violation at %i px, listed, opened, trying out and with the schemas shown', async (width) => {
+    const page = await browser.newPage({ viewport: { width, height: 800 } });
+    const problems: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error' || /Content.Security.Policy/i.test(m.text())) problems.push(m.text()); });
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${base}/docs`);
+    expect(await page.$eval('meta[name="viewport"]', (m) => m.getAttribute('content'))).toContain('width=device-width');
+    await page.waitForSelector('.opblock-summary-control', { timeout: 15_000 });
+    const found: Record<string, string[]> = {};
+    found.listed = await axeViolations(page);
+    await page.click('.opblock-summary-control >> nth=0');
+    await page.waitForSelector('.opblock-body select');
+    found.opened = await axeViolations(page);
+    await page.click('.try-out__btn');
+    await page.waitForSelector('.btn.execute');
+    found.tryingOut = await axeViolations(page);
+    await page.click('.models .json-schema-2020-12-expand-deep-button >> nth=0');
+    await page.waitForSelector('.models .json-schema-2020-12-body:not(.json-schema-2020-12-body--collapsed)');
+    found.schemas = await axeViolations(page);
+    expect(found).toEqual({ listed: [], opened: [], tryingOut: [], schemas: [] });
+    // No script, style or image refused by the page's Content-Security-Policy, and no other error.
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
 });
