@@ -23,11 +23,15 @@ export class Metrics {
     return this.named(name, () => new Counter({ name, help, labelNames, registers: [this.registry] }));
   }
 
-  gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => void | Promise<void>): Gauge<L> {
+  gauge<L extends string>(
+    name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => void | Promise<void>,
+  ): Gauge<L> {
     return this.named(name, () => new Gauge({ name, help, labelNames, registers: [this.registry], collect }));
   }
 
-  histogram<L extends string>(name: string, help: string, labelNames: readonly L[] = [], buckets = DURATION_BUCKETS): Histogram<L> {
+  histogram<L extends string>(
+    name: string, help: string, labelNames: readonly L[] = [], buckets = DURATION_BUCKETS,
+  ): Histogram<L> {
     return this.named(name, () => new Histogram({ name, help, labelNames, buckets, registers: [this.registry] }));
   }
 

@@ -44,7 +44,9 @@ export class FallbackCache implements CacheStore {
     return { entry: null, generation: BYPASSED };
   }
 
-  async set(resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number): Promise<void> {
+  async set(
+    resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number,
+  ): Promise<void> {
     if (generation === BYPASSED || !this.health.usable) return;
     await this.redis.set(resource, key, generation, entry, ttlS).catch((err: unknown) => this.health.failed(err));
   }
