@@ -14,8 +14,11 @@ import type { RedisRateLimiter } from './rate-limit-redis.js';
 const BYPASSED = -1;
 
 function fallbacks(metrics: Metrics) {
-  return metrics.counter('waypost_redis_fallbacks_total',
+  const counter = metrics.counter('waypost_redis_fallbacks_total',
     'Cache and rate-limit operations done without Redis because it was unavailable', ['operation']);
+  // Present at 0 from the start, so rate() and dashboards see the series before the first outage.
+  for (const operation of ['cache_get', 'cache_invalidate', 'rate_limit']) counter.inc({ operation }, 0);
+  return counter;
 }
 
 export class FallbackCache implements CacheStore {

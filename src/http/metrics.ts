@@ -13,6 +13,7 @@ export function installHttpMetrics(app: FastifyInstance, core: Core): void {
   const rateLimited = metrics.counter('waypost_api_rate_limited_total',
     'REST API requests refused with 429, by policy (default: the per-key limit; failed-auth: per client address)',
     ['policy']);
+  for (const policy of ['default', 'failed-auth']) rateLimited.inc({ policy }, 0); // series exist before the first 429
   app.addHook('onResponse', async (req, reply) => {
     // No route matched (404): one series for all of them.
     const route = req.routeOptions.url ?? 'unmatched';

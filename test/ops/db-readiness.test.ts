@@ -1,7 +1,8 @@
 // PostgreSQL unreachable for the API: a TCP proxy in front of the real PostgreSQL is cut (every connection dropped,
 // new ones refused, as when the database host goes away) and restored. While it is cut /readyz answers 503 and
 // host writes 503 database_unavailable (never 500), /metrics says waypost_database_up 0; afterwards all recover
-// without a restart. A database that stops answering without closing anything is not ready within 2 s. (test/ops/db-failover.test.ts covers connections terminated under load.)
+// without a restart. A database that stops answering without closing anything is not ready within 2 s.
+// (test/ops/db-failover.test.ts covers connections terminated under load.)
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl } from '../helpers/db.js';
@@ -95,7 +96,8 @@ describe.runIf(hasPg)('PostgreSQL unreachable (API process)', () => {
 
       // A database that stops answering on open connections: /readyz says so within its 2 s bound instead of hanging.
       proxy.stall();
-      const stalled = await Promise.race([app.inject('/readyz'), new Promise<null>((r) => setTimeout(r, 8_000, null))]);
+      const late = new Promise<null>((r) => setTimeout(r, 8_000, null));
+      const stalled = await Promise.race([app.inject('/readyz'), late]);
       expect(stalled?.statusCode).toBe(503);
       expect(stalled?.json().detail).toContain('no answer within 2000 ms');
     });
