@@ -79,7 +79,9 @@ describe.runIf(hasPg)('PostgreSQL unreachable (API process)', () => {
       await proxy.cut();
       const readyz = await app.inject('/readyz');
       expect(readyz.statusCode).toBe(503);
-      expect(readyz.json()).toMatchObject({ code: 'not_ready', detail: expect.stringContaining('database unreachable') });
+      expect(readyz.json()).toMatchObject({
+        code: 'not_ready', detail: expect.stringContaining('database unreachable'),
+      });
       for (let i = 0; i < 3; i++) {
         const res = await write();
         expect(res.statusCode).toBe(503);
