@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 import { DIALECTS, freshDatabaseUrl } from '../helpers/db.js';
 import { CI, freePort } from '../helpers/services.js';
 import { createWaypost, type Waypost } from '../../src/sdk.js';
@@ -146,4 +147,51 @@ describe.runIf(hasRedisServer)('Redis stopped and restarted under two API proces
     expect(hit.json().title).toBe('Second');
     expect(await rateLimitRun()).toEqual([200, 200, 200, 429]);
   });
+
+  it('replays the invalidations of writes made while Redis did not answer, so no stale answer is served after',
+    { timeout: 60_000 }, async () => {
+      const port = await freePort();
+      const paused = startRedis(port);
+      const redisUrl = `redis://127.0.0.1:${port}`;
+      const databaseUrl = await freshDatabaseUrl(DIALECTS.at(-1)!);
+      const namespace = `t${randomBytes(5).toString('hex')}`;
+      const logA = logSink();
+      const open = (stream?: Writable) => createWaypost({
+        env: { WAYPOST_HOST_TOKEN: 'test-host-token' },
+        logger: stream ? createLogger('info', stream) : createLogger('silent'),
+        config: { databaseUrl, redisUrl, namespace },
+      });
+      const a = await open(logA.stream);
+      opened.push(a);
+      const b = await open();
+      opened.push(b);
+      const admin = new Redis(redisUrl);
+      try {
+        const reader = await createApiKey(a.core, { label: 'reader', permissions: ['trips.read'] });
+        const get = async (wp: Waypost, path: string) =>
+          (await wp.app()).inject({ url: `${apiRoot(a.config)}${path}`, headers: authOf(reader) });
+        await a.put('trips', 1, trip({ title: 'First' }));
+        expect((await get(a, '/trips/1')).headers['x-cache']).toBe('MISS');
+        await sleep(50);
+        expect((await get(b, '/trips/1')).headers['x-cache']).toBe('HIT');
+
+        // Redis stops answering on open connections (no close, no reconnect): commands time out after 1 s.
+        await admin.call('CLIENT', 'PAUSE', '3000', 'ALL');
+        const during = await get(a, '/trips/1');
+        expect(during.statusCode).toBe(200);
+        expect(logA.count('redis unavailable')).toBe(1);
+        await a.put('trips', 1, trip({ title: 'Second' })); // its invalidation cannot reach Redis now
+
+        await until('process a to use redis again', async () => (await (await a.app()).inject('/readyz')).json()
+          .redis === 'up');
+        expect(logA.count('redis available again')).toBe(1);
+        // b never noticed the outage; its cached 'First' is gone because a replayed the invalidation.
+        const after = await get(b, '/trips/1');
+        expect(after.headers['x-cache']).toBe('MISS');
+        expect(after.json().title).toBe('Second');
+      } finally {
+        admin.disconnect();
+        paused.kill('SIGKILL');
+      }
+    });
 });
