@@ -36,7 +36,7 @@ export class FallbackCache implements CacheStore {
   }
 
   async get(resource: ApiResource, key: string): Promise<CacheLookup> {
-    if (this.health.usable) {
+    if (await this.health.usable()) {
       try {
         return await this.redis.get(resource, key);
       } catch (err) {
@@ -50,12 +50,12 @@ export class FallbackCache implements CacheStore {
   async set(
     resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number,
   ): Promise<void> {
-    if (generation === BYPASSED || !this.health.usable) return;
+    if (generation === BYPASSED || !(await this.health.usable())) return;
     await this.redis.set(resource, key, generation, entry, ttlS).catch((err: unknown) => this.health.failed(err));
   }
 
   async invalidate(resources: readonly string[]): Promise<void> {
-    if (this.health.usable) {
+    if (await this.health.usable()) {
       try {
         return await this.redis.invalidate(resources);
       } catch (err) {
@@ -80,7 +80,7 @@ export class FallbackRateLimiter implements RateLimitStore {
   }
 
   async hit(bucket: string, windowMs: number, now: number): Promise<WindowCount> {
-    if (this.health.usable) {
+    if (await this.health.usable()) {
       try {
         return await this.redis.hit(bucket, windowMs, now);
       } catch (err) {
@@ -92,7 +92,7 @@ export class FallbackRateLimiter implements RateLimitStore {
   }
 
   async refund(bucket: string, windowMs: number, now: number): Promise<void> {
-    if (this.health.usable) {
+    if (await this.health.usable()) {
       try {
         return await this.redis.refund(bucket, windowMs, now);
       } catch (err) {

@@ -31,6 +31,9 @@ export class RedisHealth {
   private readonly recoverHooks: Array<() => Promise<void>> = [];
   private recovering = false;
   private closed = false;
+  private settle!: () => void;
+  /** Settles when the first connection is ready or has failed. */
+  private readonly started = new Promise<void>((resolve) => { this.settle = resolve; });
 
   constructor(readonly redis: Redis, private readonly log: Logger, metrics: Metrics) {
     redis.on('ready', () => void this.recovered());
@@ -46,9 +49,14 @@ export class RedisHealth {
       });
   }
 
-  /** False while Redis is known to be down: callers fall back without sending anything. */
-  get usable(): boolean {
-    return this.state !== 'down';
+  /**
+   * False while Redis is known to be down: callers fall back without sending anything. The first requests wait for
+   * the first connection (at most connectTimeout): on a busy process its setup can outlast a command timeout, and
+   * their counts must still be shared.
+   */
+  async usable(): Promise<boolean> {
+    if (this.state === 'starting') await this.started;
+    return this.state === 'up';
   }
 
   /** Redis as /readyz reports it. */
@@ -65,6 +73,7 @@ export class RedisHealth {
   failed(err: unknown): void {
     if (this.state === 'down' || this.closed) return;
     this.state = 'down';
+    this.settle();
     this.log.warn({ err: (err as Error).message ?? String(err) },
       'redis unavailable: answering without the shared cache, rate limits counted per process until it is back');
     this.probe ??= setInterval(() => {
@@ -85,6 +94,7 @@ export class RedisHealth {
     this.recovering = false;
     const wasDown = this.state === 'down';
     this.state = 'up';
+    this.settle();
     if (this.probe) clearInterval(this.probe);
     this.probe = null;
     if (wasDown) this.log.info('redis available again: shared cache and rate limits resumed');
@@ -93,6 +103,7 @@ export class RedisHealth {
   /** Before quit(): closing the connection on purpose is not an outage. */
   close(): void {
     this.closed = true;
+    this.settle();
     if (this.probe) clearInterval(this.probe);
     this.probe = null;
   }
