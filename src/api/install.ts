@@ -2,6 +2,7 @@
 // set per Core. Memory stores by default; Redis stores when REDIS_URL is set (shared by every API process).
 import type { Core } from '../core.js';
 import { metricsOf } from '../metrics.js';
+import { addReadinessDetail } from '../health.js';
 import { MemoryCache, NoCache, type CacheStore } from './cache.js';
 import { RedisCache } from './cache-redis.js';
 import { ForeignWrites } from './foreign-writes.js';
@@ -56,13 +57,14 @@ export function apiServices(core: Core): ApiServices {
  * responses of the resources it changed, in this process and (with Redis) in every API process.
  */
 export function installApi(core: Core): void {
+  addReadinessDetail(core, 'redis', () => redisStatus(core));
   core.bus.on('records.changed', (resources) => {
     apiServices(core).cache.invalidate(resources).catch((err) => core.log.error({ err, resources }, 'cache invalidation failed'));
   });
 }
 
 /** Redis as this process sees it (null: no REDIS_URL), for /readyz. */
-export function redisStatus(core: Core): 'up' | 'down' | null {
+function redisStatus(core: Core): 'up' | 'down' | null {
   if (!core.config.redisUrl) return null;
   apiServices(core);
   return services.get(core)!.redis?.status ?? null;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Core } from '../core.js';
 import { metricsOf } from '../metrics.js';
-import { redisStatus } from '../api/install.js';
+import { readinessDetails } from '../health.js';
 
 /** A database that does not answer within this is not ready (a blackholed host would otherwise hang the probe). */
 const DATABASE_CHECK_MS = 2_000;
@@ -36,12 +36,12 @@ export async function opsRoutes(app: FastifyInstance, opts: { core: Core }): Pro
   // Ready means the database answers: without Redis the API still answers (cache bypassed, per-process rate
   // limits), so Redis is reported but does not take the process out of a load balancer.
   app.get('/readyz', async (_req, reply) => {
-    const redis = redisStatus(core);
+    const details = readinessDetails(core);
     const problem = await databaseProblem(core);
-    if (problem === null) return { status: 'ready', database: core.store.dialect, ...(redis && { redis }) };
+    if (problem === null) return { status: 'ready', database: core.store.dialect, ...details };
     return reply.code(503).type('application/problem+json').send({
       type: 'about:blank', title: 'Service Unavailable', status: 503, detail: `database unreachable: ${problem}`,
-      code: 'not_ready', ...(redis && { redis }),
+      code: 'not_ready', ...details,
     });
   });
   app.get('/metrics', async (_req, reply) => {
