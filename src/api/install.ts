@@ -1,7 +1,8 @@
 // Wiring of the API capability's shared state: the response cache, the rate limiter and the usage counter, one
 // set per Core. Memory stores by default; Redis stores when REDIS_URL is set (shared by every API process).
-import { Redis } from 'ioredis';
 import type { Core } from '../core.js';
+import { metricsOf } from '../metrics.js';
+import { addReadinessDetail } from '../health.js';
 import { MemoryCache, NoCache, type CacheStore } from './cache.js';
 import { RedisCache } from './cache-redis.js';
 import { ForeignWrites } from './foreign-writes.js';
@@ -9,6 +10,9 @@ import { affectedApiResources } from '../records/schemas.js';
 import { MemoryRateLimiter, type RateLimitStore } from './rate-limit.js';
 import { RedisRateLimiter } from './rate-limit-redis.js';
 import { UsageCounter } from './usage.js';
+import { CountedCache } from './cache-metrics.js';
+import { FallbackCache, FallbackRateLimiter } from './redis-fallback.js';
+import { connectRedis, RedisHealth } from './redis-health.js';
 
 export interface ApiServices {
   cache: CacheStore;
@@ -18,20 +22,20 @@ export interface ApiServices {
   foreignWrites: ForeignWrites;
 }
 
-const services = new WeakMap<Core, ApiServices & { redis: Redis | null }>();
+const services = new WeakMap<Core, ApiServices & { redis: RedisHealth | null }>();
 
 /** The API's stores for this Core, created on first use. */
 export function apiServices(core: Core): ApiServices {
   let s = services.get(core);
   if (!s) {
     const { config } = core;
-    const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
-    redis?.on('error', (err) => core.log.warn({ err: err.message }, 'redis error'));
+    const metrics = metricsOf(core);
+    const redis = config.redisUrl ? new RedisHealth(connectRedis(config.redisUrl), core.log, metrics) : null;
     const prefix = `${config.serviceName.toLowerCase()}:${config.namespace}:`;
     const foreignWrites = ForeignWrites.of(core);
     let cache: CacheStore;
     if (config.cacheTtlS === 0) cache = new NoCache();
-    else if (redis) cache = new RedisCache(redis, prefix);
+    else if (redis) cache = new FallbackCache(new RedisCache(redis.redis, prefix), redis, metrics);
     else {
       // An import or a second process writing the same file invalidates the cached answers of what it changed, so
       // the API never serves data older than the last write.
@@ -39,8 +43,10 @@ export function apiServices(core: Core): ApiServices {
       foreignWrites.onChange((changed) => memory.invalidate(affectedApiResources(changed)));
       cache = memory;
     }
-    const limiter = redis ? new RedisRateLimiter(redis, prefix) : new MemoryRateLimiter();
-    s = { cache, limiter, usage: new UsageCounter(core), foreignWrites, redis };
+    const limiter = redis
+      ? new FallbackRateLimiter(new RedisRateLimiter(redis.redis, prefix), redis, metrics)
+      : new MemoryRateLimiter();
+    s = { cache: new CountedCache(cache, metrics), limiter, usage: new UsageCounter(core), foreignWrites, redis };
     services.set(core, s);
   }
   return s;
@@ -51,9 +57,17 @@ export function apiServices(core: Core): ApiServices {
  * responses of the resources it changed, in this process and (with Redis) in every API process.
  */
 export function installApi(core: Core): void {
+  addReadinessDetail(core, 'redis', () => redisStatus(core));
   core.bus.on('records.changed', (resources) => {
     apiServices(core).cache.invalidate(resources).catch((err) => core.log.error({ err, resources }, 'cache invalidation failed'));
   });
+}
+
+/** Redis as this process sees it (null: no REDIS_URL), for /readyz. */
+function redisStatus(core: Core): 'up' | 'down' | null {
+  if (!core.config.redisUrl) return null;
+  apiServices(core);
+  return services.get(core)!.redis?.status ?? null;
 }
 
 /** Flushes usage counts and closes the stores (Waypost.close()). */
@@ -64,5 +78,6 @@ export async function closeApi(core: Core): Promise<void> {
   await s.usage.close();
   await s.cache.close();
   await s.limiter.close();
-  await s.redis?.quit().catch(() => {});
+  s.redis?.close();
+  await s.redis?.redis.quit().catch(() => {});
 }

@@ -4,6 +4,7 @@ import type { Core } from '../core.js';
 import { redactUrl } from '../log.js';
 import { installProblemHandler } from './problem.js';
 import { opsRoutes } from './ops.js';
+import { installHttpMetrics } from './metrics.js';
 import { hostRoutes } from '../host/routes.js';
 import { apiRoutes } from '../api/routes.js';
 import { adminRoutes } from '../admin/routes.js';
@@ -20,6 +21,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     req.log.info({ method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   installProblemHandler(app);
+  installHttpMetrics(app, core);
   await app.register(opsRoutes, { core });
   await app.register(hostRoutes, { core, prefix: '/host/v1' });
   await app.register(apiRoutes, { core });
