@@ -37,13 +37,27 @@ describe.skipIf(!redisUp).each(DIALECTS)('REST API with Redis on %s', (dialect) 
     return { a, b, key, namespace };
   }
 
+  // The cache write is not on the answer's path: wait (bounded) until Redis holds the entry, not a fixed time.
+  async function cachedInRedis(namespace: string): Promise<void> {
+    const redis = new Redis(REDIS_URL);
+    try {
+      for (let i = 0; i < 200; i++) {
+        if ((await redis.keys(`waypost:${namespace}:*cache:trips:*`)).length > 0) return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error('the answer was never stored in Redis');
+    } finally {
+      await redis.quit();
+    }
+  }
+
   const get = async (wp: Waypost, path: string, key: CreatedApiKey) => (await wp.app()).inject({ url: `${apiRoot(wp.config)}${path}`, headers: authOf(key) });
 
   it('shares cached answers between processes, and a write in one invalidates them in the other', async () => {
-    const { a, b, key } = await twoProcesses();
+    const { a, b, key, namespace } = await twoProcesses();
     await a.put('trips', 1, trip({ title: 'First' }));
     expect((await get(a, '/trips/1', key)).headers['x-cache']).toBe('MISS');
-    await new Promise((r) => setTimeout(r, 20)); // the store is not on the answer's path
+    await cachedInRedis(namespace);
     const fromB = await get(b, '/trips/1', key);
     expect(fromB.headers['x-cache']).toBe('HIT');
     expect(fromB.json().title).toBe('First');
@@ -68,7 +82,7 @@ describe.skipIf(!redisUp).each(DIALECTS)('REST API with Redis on %s', (dialect) 
     const { a, key, namespace } = await twoProcesses();
     await a.put('trips', 1, trip());
     await get(a, '/trips', key);
-    await new Promise((r) => setTimeout(r, 20));
+    await cachedInRedis(namespace);
     const redis = new Redis(REDIS_URL);
     try {
       const keys = await redis.keys(`waypost:${namespace}:*`);
