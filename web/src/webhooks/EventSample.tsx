@@ -1,6 +1,6 @@
 // A "Sample" button beside an event's checkbox: opens the payload an event of that type is delivered in (the sample
 // record `webhooks test` sends) in a dialog. Outside the checkbox's label, so pressing it never ticks the event.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { get } from '../api';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
@@ -32,9 +32,17 @@ function SampleDialog({ event, onClose }: { event: EventTypeInfo; onClose: () =>
 
 export function EventSample({ event }: { event: EventTypeInfo }) {
   const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const wasOpen = useRef(false);
+  // Back to the button once the dialog is gone (the page behind a modal dialog is inert until then).
+  useEffect(() => {
+    if (wasOpen.current && !open) button.current?.focus();
+    wasOpen.current = open;
+  }, [open]);
   return (
     <>
       <button
+        ref={button}
         type="button"
         className="link-button event-sample-button"
         aria-haspopup="dialog"
