@@ -110,7 +110,6 @@ export function addWebhooksCatalog(doc: Json, serviceName: string): Json {
         operationId: `webhook${info.label.replace(/ /g, '')}`,
         summary: info.label,
         description: `${info.description} Fires when ${EVENT_FIRES_WHEN[info.type]}.`,
-        tags: ['webhooks'],
         security: [],
         parameters: headers.map((h) => (h.name.endsWith('-Event') ? eventHeader(info.type, h) : h)),
         requestBody: {
@@ -128,10 +127,5 @@ export function addWebhooksCatalog(doc: Json, serviceName: string): Json {
       },
     };
   }
-  doc.tags = [...(doc.tags ?? []), {
-    name: 'webhooks',
-    description: `The events ${serviceName} POSTs to your webhooks' URLs (not endpoints of this API): body, headers, `
-      + 'and what your answer means. Subscribe in the console or with `waypost webhooks create`.',
-  }];
   return doc;
 }

@@ -53,7 +53,6 @@ describe.each(DIALECTS)('the event catalog in the OpenAPI document on %s', (dial
       expect(schema.required).toEqual(['id', 'type', 'created_at', 'data']);
       expect(schema.properties.type).toEqual({ type: 'string', const: info.type });
     }
-    expect(doc.tags.map((t: any) => t.name)).toContain('webhooks');
   });
 
   it('gives `data` the public record schemas the API itself uses, not copies that can drift', () => {
