@@ -22,7 +22,9 @@ describe('event samples in the admin API', () => {
   it('answers each event type\'s envelope, valid against that event\'s schema in openapi.json', async () => {
     const doc = (await app.inject({ url: `${apiRoot(wp.config)}/openapi.json` })).json();
     const ajv = addFormats(new Ajv2020({ strict: false }));
-    for (const [name, schema] of Object.entries<object>(doc.components.schemas)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+    for (const [name, schema] of Object.entries<object>(doc.components.schemas)) {
+      ajv.addSchema(schema, `#/components/schemas/${name}`);
+    }
     for (const type of EVENT_TYPE_NAMES) {
       const res = await app.inject({ url: `/admin/api/events/${type}/sample`, headers: auth });
       expect(res.statusCode, type).toBe(200);
@@ -32,7 +34,8 @@ describe('event samples in the admin API', () => {
       const validate = ajv.compile(doc.webhooks[type].post.requestBody.content['application/json'].schema);
       expect(validate(body), `${type}: ${JSON.stringify(validate.errors)}`).toBe(true);
     }
-    const due = (await app.inject({ url: '/admin/api/events/booking.due.payment.completed/sample', headers: auth })).json();
+    const url = '/admin/api/events/booking.due.payment.completed/sample';
+    const due = (await app.inject({ url, headers: auth })).json();
     expect(due.data.is_due_payment).toBe(true);
   });
 

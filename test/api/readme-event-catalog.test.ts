@@ -26,11 +26,14 @@ describe('the README\'s event tables', () => {
   it('"Events" under Webhook delivery: every type, in order, firing when the catalog says', () => {
     const rows = tableAfter('### Events');
     expect(rows.map((r) => unquote(r[0]))).toEqual(EVENT_TYPES.map((t) => t.type));
-    for (const [type, firesWhen] of rows) expect(firesWhen, type).toBe(EVENT_FIRES_WHEN[unquote(type) as keyof typeof EVENT_FIRES_WHEN]);
+    for (const [type, firesWhen] of rows) {
+      expect(firesWhen, type).toBe(EVENT_FIRES_WHEN[unquote(type) as keyof typeof EVENT_FIRES_WHEN]);
+    }
   });
 
   it('"Event types" under Webhooks: the console\'s labels and descriptions', () => {
     const rows = tableAfter('Event types (');
-    expect(rows.map(([type, label, description]) => ({ type: unquote(type), label, description }))).toEqual(EVENT_TYPES);
+    const documented = rows.map(([type, label, description]) => ({ type: unquote(type), label, description }));
+    expect(documented).toEqual(EVENT_TYPES);
   });
 });

@@ -36,7 +36,8 @@ describe.runIf(await hasChromium())('the event catalog on the API reference page
     const body = (await page.textContent('body')) ?? '';
     expect(body).toContain('Webhooks');
     for (const type of EVENT_TYPE_NAMES) expect(body, type).toContain(type);
-    await page.locator('.opblock', { hasText: 'booking.payment.completed' }).first().locator('.opblock-summary').click();
+    const payment = page.locator('.opblock', { hasText: 'booking.payment.completed' }).first();
+    await payment.locator('.opblock-summary').click();
     await page.getByText('X-Waypost-Signature').first().waitFor();
     await page.screenshot({ path: join(tmpdir(), 'waypost-screenshots', 'reference-webhooks.png'), fullPage: false });
     expect(errors).toEqual([]);

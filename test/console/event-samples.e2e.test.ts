@@ -43,7 +43,9 @@ describe.runIf(await hasChromium())('event samples in the webhook form, in Chrom
 
   it('links every event to its sample payload, in a named dialog opened and closed from the keyboard', async () => {
     await page.getByRole('link', { name: 'Add webhook' }).first().click();
-    for (const t of EVENT_TYPES) await page.getByRole('button', { name: `Sample payload of ${t.label}`, exact: true }).waitFor();
+    for (const t of EVENT_TYPES) {
+      await page.getByRole('button', { name: `Sample payload of ${t.label}`, exact: true }).waitFor();
+    }
 
     const button = page.getByRole('button', { name: 'Sample payload of Booking Due Payment Completed', exact: true });
     await button.focus();

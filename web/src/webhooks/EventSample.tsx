@@ -16,7 +16,12 @@ function SampleDialog({ event, onClose }: { event: EventTypeInfo; onClose: () =>
       .catch((e: Error) => setError(e.message));
   }, [event.type]);
   return (
-    <Dialog title={`${event.label}: sample payload`} onClose={onClose} wide footer={body && <CopyButton text={body} what="payload" />}>
+    <Dialog
+      title={`${event.label}: sample payload`}
+      onClose={onClose}
+      wide
+      footer={body && <CopyButton text={body} what="payload" />}
+    >
       <p className="small muted">
         The JSON body of a <code>{event.type}</code> delivery, with a sample record. The schema and the request
         headers are in the REST API&apos;s OpenAPI document (<code>openapi.json</code>, section <code>webhooks</code>).
@@ -24,7 +29,9 @@ function SampleDialog({ event, onClose }: { event: EventTypeInfo; onClose: () =>
       {error && <p className="form-error" role="alert">{error}</p>}
       {!error && body === null && <p className="muted" role="status">Loading…</p>}
       {body !== null && (
-        <pre className="code-block event-sample-body" tabIndex={0} aria-label={`${event.type} sample payload`}>{body}</pre>
+        <pre className="code-block event-sample-body" tabIndex={0} aria-label={`${event.type} sample payload`}>
+          {body}
+        </pre>
       )}
     </Dialog>
   );
