@@ -8,6 +8,7 @@ import { sessionRoutes } from './session-routes.js';
 import { settingsRoutes } from './settings-routes.js';
 import { signInLinkRoutes } from './sign-in-links.js';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.js';
+import { eventSampleRoutes } from './event-samples.js';
 import { keyAdminRoutes } from '../api/admin-routes.js';
 
 export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
@@ -19,6 +20,7 @@ export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): P
   await app.register(async (api) => {
     api.addHook('onRequest', adminAuthHook(core));
     await api.register(webhookAdminRoutes, { core });
+    await api.register(eventSampleRoutes, { core });
     await api.register(keyAdminRoutes, { core });
     await api.register(sessionRoutes, { core });
     await api.register(settingsRoutes, { core });

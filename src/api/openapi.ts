@@ -8,6 +8,7 @@ import { apiRoot } from '../config.js';
 import { parameterExample } from './examples.js';
 import { registerReferencePage } from './reference-page.js';
 import { ID_PATTERN } from './schemas.js';
+import { addWebhooksCatalog } from './webhooks-catalog.js';
 
 export const SECURITY: Array<Record<string, string[]>> = [{ AccessToken: [], AccessSecret: [] }, { AccessTokenQuery: [], AccessSecretQuery: [] }];
 
@@ -143,7 +144,8 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
     hideUntagged: true,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (generated) => {
-      return completeDocument((generated as { openapiObject: Json }).openapiObject, apiRoot(config));
+      const doc = completeDocument((generated as { openapiObject: Json }).openapiObject, apiRoot(config));
+      return addWebhooksCatalog(doc, config.serviceName);
     },
   });
   api.get('/openapi.json', { schema: { hide: true } }, async (_req, reply) => reply.type('application/json; charset=utf-8').send(api.swagger()));

@@ -37,3 +37,27 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
 export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPE_NAMES as readonly string[]).includes(value);
 }
+
+/** When each event fires, in full: the README's "Events" table and the OpenAPI `webhooks` section say this. */
+export const EVENT_FIRES_WHEN: Readonly<Record<EventType, string>> = {
+  'booking.created': 'a booking id is seen for the first time',
+  'booking.updated': 'an existing booking really changes (a repeated PUT, or a new `updated_at` alone, fires nothing)',
+  'booking.payment.completed': 'a payment becomes paid: reaches `completed`, `captured`, `partially-paid`, '
+    + '`check-received` or `voucher-received` from a status that is not paid (once per payment, even if it is later '
+    + 'refunded and paid again); waiting statuses (`check-waiting`, `voucher-waiting`) do not fire',
+  'booking.due.payment.completed': 'the same, for a payment with `is_due_payment: true`',
+  'customer.created': 'a customer id is seen first, including a new customer embedded in a booking',
+  'enquiry.created': 'an enquiry is created',
+  'review.created': 'a review is created',
+};
+
+/** The record each event's `data` carries (payment events: the payment). */
+export const EVENT_RESOURCE = {
+  'booking.created': 'bookings',
+  'booking.updated': 'bookings',
+  'booking.payment.completed': 'payments',
+  'booking.due.payment.completed': 'payments',
+  'customer.created': 'customers',
+  'enquiry.created': 'enquiries',
+  'review.created': 'reviews',
+} as const satisfies Record<EventType, string>;

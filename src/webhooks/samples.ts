@@ -96,3 +96,11 @@ export function sampleEvent(type: EventType, nowMs: number): SampleEvent {
       };
   }
 }
+
+/** The envelope a sample event is delivered in (`{id, type, created_at, data}`): the catalog's example payload. */
+export interface SampleEnvelope { id: string; type: EventType; created_at: string; data: SampleEvent['data'] }
+
+export function sampleEnvelope(type: EventType, nowMs: number): SampleEnvelope {
+  const at = new Date(nowMs).toISOString();
+  return { id: 'evt_01a20047759d06fecd7b4cb11389', type, created_at: at, data: sampleEvent(type, nowMs).data };
+}

@@ -5,6 +5,7 @@ import { ApiError } from '../api';
 import { Field } from '../components/Field';
 import { confirmLeave, useUnsavedChanges } from '../components/leaveGuard';
 import type { EventTypeInfo } from '../types';
+import { EventSample } from './EventSample';
 
 export interface WebhookFormValues {
   name: string;
@@ -108,14 +109,17 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
         </label>
         <div className="event-grid">
           {eventTypes.map((t) => (
-            <label key={t.type} className="check check-card">
-              <input type="checkbox" checked={values.events.includes(t.type)} onChange={(e) => toggleEvent(t.type, e.target.checked)} />
-              <span>
-                <span className="check-title">{t.label}</span>
-                <span className="mono small muted">{t.type}</span>
-                <span className="small muted check-desc">{t.description}</span>
-              </span>
-            </label>
+            <div key={t.type} className="event-option">
+              <label className="check check-card">
+                <input type="checkbox" checked={values.events.includes(t.type)} onChange={(e) => toggleEvent(t.type, e.target.checked)} />
+                <span>
+                  <span className="check-title">{t.label}</span>
+                  <span className="mono small muted">{t.type}</span>
+                  <span className="small muted check-desc">{t.description}</span>
+                </span>
+              </label>
+              <EventSample event={t} />
+            </div>
           ))}
         </div>
         {errors.events && <p id="events-error" className="field-error" role="alert">{errors.events}</p>}
