@@ -3,7 +3,7 @@
 // shows each page, form, error, dialog and the delivery drawer in turn.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Waypost } from '../../src/sdk.js';
-import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
+import { completeSetup, issueSetupToken, setupLink, setupRequired } from '../../src/admin/setup.js';
 import { createApiKey } from '../../src/api/keys.js';
 import { createWebhook, listWebhooks } from '../../src/webhooks/manage.js';
 import { testWaypost } from '../helpers/waypost.js';
@@ -61,6 +61,11 @@ export async function seedConsole(env: ConsoleEnv): Promise<void> {
   const erp = async () => (await listWebhooks(wp.core)).find((w) => w.id === ids.erp);
   await until(async () => !!(await erp())?.disabled_reason, 'the failing webhook to be auto-disabled');
   ids.failedDelivery = (await erp())!.last_delivery!.id;
+}
+
+/** The admin the walk creates through the setup page, for tests that run without the walk. */
+export async function ensureAdmin(env: ConsoleEnv): Promise<void> {
+  if (await setupRequired(env.wp.core)) await completeSetup(env.wp.core, await issueSetupToken(env.wp.core), EMAIL, PASSWORD);
 }
 
 export function newContext(env: ConsoleEnv, width = 1280): Promise<BrowserContext> {
