@@ -65,6 +65,15 @@ describe.runIf(await hasChromium())('the console with a keyboard and a screen re
     expect(problems.join('\n')).toBe('');
   }, 240_000);
 
+  it('asks search engines not to index the console (header and meta tag)', async () => {
+    for (const path of ['/admin/', '/admin/api/session']) {
+      const res = await fetch(`${env.base}${path}`);
+      expect(res.headers.get('x-robots-tag')).toBe('noindex');
+    }
+    const html = await (await fetch(`${env.base}/admin/`)).text();
+    expect(html).toContain('<meta name="robots" content="noindex" />');
+  });
+
   it('names every view in the tab title and moves focus to its heading when the view changes', async () => {
     await page.setViewportSize({ width: 1280, height: 860 });
     await page.goto(`${env.base}/admin/#/login`);
