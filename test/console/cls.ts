@@ -1,7 +1,20 @@
 // Cumulative Layout Shift as Core Web Vitals define it (the largest session window of layout-shift entries not
 // caused by input: gaps under 1 s, windows up to 5 s), measured on a fresh load of one console page in Chromium.
-import type { BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { CHROMIUM } from '../helpers/services.js';
 import { settle } from './states.js';
+
+/**
+ * Chromium as Lighthouse runs it: with scrollbars. Playwright hides them in headless mode by default, which hides
+ * the largest shifts (a scrollbar appearing when data makes the page or the drawer taller narrows all content).
+ */
+export function launchWithScrollbars(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    ignoreDefaultArgs: ['--hide-scrollbars'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+}
 
 export interface ClsResult {
   cls: number;
@@ -31,13 +44,15 @@ const MOBILE_NETWORK = { offline: false, latency: 150, downloadThroughput: 1_638
  * Loads `url` in a new page of `context` (throttled like Lighthouse's mobile run), waits until `ready` shows and
  * data settles, and returns its CLS.
  */
-export async function measureCls(context: BrowserContext, url: string, ready: string, settleMs = 2500): Promise<ClsResult> {
+export async function measureCls(context: BrowserContext, url: string, ready: string, settleMs = 2500, throttle = true): Promise<ClsResult> {
   const page = await context.newPage();
   try {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', MOBILE_NETWORK);
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    if (throttle) {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', MOBILE_NETWORK);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    }
     await page.addInitScript(observeShifts);
     await page.goto(url);
     await page.locator(ready).first().waitFor();
