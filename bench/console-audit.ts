@@ -27,7 +27,8 @@ try {
       const nodes = found.reduce((n, v) => n + v.nodes.length, 0);
       axe[state][width] = { violations: found.length, nodes, ids: found.map((v) => `${v.impact}:${v.id}`) };
     }
-    console.log(`axe ${state}: ${WIDTHS.map((w) => `${w}px ${axe[state][w].violations} (${axe[state][w].ids.join(' ') || 'none'})`).join(', ')}`);
+    const line = WIDTHS.map((w) => `${w}px ${axe[state][w].violations} (${axe[state][w].ids.join(' ') || 'none'})`);
+    console.log(`axe ${state}: ${line.join(', ')}`);
   });
   await context.close();
 
@@ -47,14 +48,17 @@ try {
   const cls: Record<string, { cls: number; sources: string[] }> = {};
   for (const p of CLS_PAGES(env.ids)) {
     cls[p.name] = await measureCls(p.signedOut ? signedOut : signedIn, `${env.base}/admin/${p.hash}`, p.ready);
-    console.log(`CLS 390px ${p.name}: ${cls[p.name].cls}${cls[p.name].sources.length ? `  (${cls[p.name].sources.join('; ')})` : ''}`);
+    const { cls: value, sources } = cls[p.name];
+    console.log(`CLS 390px ${p.name}: ${value}${sources.length ? `  (${sources.join('; ')})` : ''}`);
   }
   await clsBrowser.close();
   const total = Object.values(axe).reduce((n, s) => n + WIDTHS.reduce((m, w) => m + s[w].violations, 0), 0);
   const worst = Math.max(...Object.values(cls).map((c) => c.cls));
-  console.log(`axe: ${total} violations over ${Object.keys(axe).length} states × ${WIDTHS.length} widths; worst CLS ${worst}`);
+  const states = Object.keys(axe).length;
+  console.log(`axe: ${total} violations over ${states} states × ${WIDTHS.length} widths; worst CLS ${worst}`);
   mkdirSync(RESULTS, { recursive: true });
-  const out = { measured_at: new Date().toISOString(), axe_core: '4.14.1', widths: WIDTHS, axe_total: total, worst_cls: worst, axe, cls };
+  const measured = new Date().toISOString();
+  const out = { measured_at: measured, axe_core: '4.14.1', widths: WIDTHS, axe_total: total, worst_cls: worst, axe, cls };
   writeFileSync(join(RESULTS, 'console-audit.json'), `${JSON.stringify(out, null, 2)}\n`);
 } finally {
   await env.close();

@@ -19,14 +19,18 @@ export async function axeViolations(page: Page): Promise<Violation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
     type Axe = { run: (ctx: Document, opts: object) => Promise<{ violations: AxeResult[] }> };
-    type AxeResult = { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] };
+    type AxeNode = { target: unknown[]; failureSummary?: string };
+    type AxeResult = { id: string; impact: string | null; help: string; nodes: AxeNode[] };
     const axe = (window as unknown as { axe: Axe }).axe;
     const { violations } = await axe.run(document, { resultTypes: ['violations'] });
     return violations.map((v) => ({
       id: v.id,
       impact: v.impact,
       help: v.help,
-      nodes: v.nodes.map((n) => ({ target: n.target.join(' '), summary: (n.failureSummary ?? '').split('\n')[1]?.trim() ?? '' })),
+      nodes: v.nodes.map((n) => ({
+        target: n.target.join(' '),
+        summary: (n.failureSummary ?? '').split('\n')[1]?.trim() ?? '',
+      })),
     }));
   });
 }

@@ -12,7 +12,8 @@ export function launchWithScrollbars(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     ignoreDefaultArgs: ['--hide-scrollbars'],
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update'],
   });
 }
 
@@ -27,38 +28,40 @@ function observeShifts(): void {
   w.__shifts = [];
   const describe = (n: Node | null) => {
     if (!(n instanceof Element)) return n?.nodeName ?? '?';
-    return `${n.tagName.toLowerCase()}${n.id ? `#${n.id}` : ''}${n.className ? `.${String(n.className).split(' ').join('.')}` : ''}`;
+    const classes = n.className ? `.${String(n.className).split(' ').join('.')}` : '';
+    return `${n.tagName.toLowerCase()}${n.id ? `#${n.id}` : ''}${classes}`;
   };
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries() as unknown as { value: number; startTime: number; hadRecentInput: boolean; sources?: { node: Node | null }[] }[]) {
-      if (!e.hadRecentInput) w.__shifts.push({ value: e.value, time: e.startTime, sources: (e.sources ?? []).map((s) => describe(s.node)) });
+    type Shift = { value: number; startTime: number; hadRecentInput: boolean; sources?: { node: Node | null }[] };
+    for (const e of list.getEntries() as unknown as Shift[]) {
+      const sources = (e.sources ?? []).map((s) => describe(s.node));
+      if (!e.hadRecentInput) w.__shifts.push({ value: e.value, time: e.startTime, sources });
     }
   }).observe({ type: 'layout-shift', buffered: true });
 }
 
 // Lighthouse's mobile profile: a 4× slower CPU and a slow 4G network (150 ms RTT, 1.6 Mbit/s down). On an
 // unthrottled loopback the data arrives before the first paint and nothing visibly shifts.
-const MOBILE_NETWORK = { offline: false, latency: 150, downloadThroughput: 1_638_400 / 8, uploadThroughput: 768_000 / 8 };
+const MOBILE_NETWORK = { offline: false, latency: 150, downloadThroughput: 1_638_400 / 8, uploadThroughput: 96_000 };
 
 /**
  * Loads `url` in a new page of `context` (throttled like Lighthouse's mobile run), waits until `ready` shows and
  * data settles, and returns its CLS.
  */
-export async function measureCls(context: BrowserContext, url: string, ready: string, settleMs = 2500, throttle = true): Promise<ClsResult> {
+export async function measureCls(context: BrowserContext, url: string, ready: string, settleMs = 2500): Promise<ClsResult> {
   const page = await context.newPage();
   try {
-    if (throttle) {
-      const cdp = await context.newCDPSession(page);
-      await cdp.send('Network.enable');
-      await cdp.send('Network.emulateNetworkConditions', MOBILE_NETWORK);
-      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
-    }
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', MOBILE_NETWORK);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
     await page.addInitScript(observeShifts);
     await page.goto(url);
     await page.locator(ready).first().waitFor();
     await settle(page);
     await page.waitForTimeout(settleMs); // late shifts (a second poll, fonts) count too
-    const shifts = await page.evaluate(() => (window as unknown as { __shifts: { value: number; time: number; sources: string[] }[] }).__shifts);
+    type Shift = { value: number; time: number; sources: string[] };
+    const shifts = await page.evaluate(() => (window as unknown as { __shifts: Shift[] }).__shifts);
     let best = 0;
     let current = 0;
     let first = 0;
@@ -69,7 +72,8 @@ export async function measureCls(context: BrowserContext, url: string, ready: st
       last = s.time;
       best = Math.max(best, current);
     }
-    const sources = [...shifts].sort((a, b) => b.value - a.value).map((s) => `${s.value.toFixed(3)} ${s.sources.join(', ')}`);
+    const sources = [...shifts].sort((a, b) => b.value - a.value)
+      .map((s) => `${s.value.toFixed(3)} ${s.sources.join(', ')}`);
     return { cls: Math.round(best * 1000) / 1000, sources: sources.slice(0, 5) };
   } finally {
     await page.close();

@@ -55,7 +55,8 @@ export async function seedConsole(env: ConsoleEnv): Promise<void> {
   const events = ['booking.created', 'booking.updated', 'customer.created', 'enquiry.created'];
   ids.crm = (await createWebhook(wp.core, { name: 'CRM sync', url: `${receiver.url}/crm`, events })).id;
   ids.erp = (await createWebhook(wp.core, { name: 'Legacy ERP', url: failing.url, events: ['enquiry.created'] })).id;
-  await createApiKey(wp.core, { label: 'Analytics export', permissions: ['bookings.list', 'bookings.read'], rateLimit: 120 });
+  const permissions = ['bookings.list', 'bookings.read'];
+  await createApiKey(wp.core, { label: 'Analytics export', permissions, rateLimit: 120 });
   await createApiKey(wp.core, { label: 'Partner portal', permissions: ['trips.list'] });
   await wp.put('enquiries', 501, { full_name: 'Ada Lovelace', email: 'ada@example.com', message: 'Open in May?' });
   const erp = async () => (await listWebhooks(wp.core)).find((w) => w.id === ids.erp);
@@ -65,7 +66,8 @@ export async function seedConsole(env: ConsoleEnv): Promise<void> {
 
 /** The admin the walk creates through the setup page, for tests that run without the walk. */
 export async function ensureAdmin(env: ConsoleEnv): Promise<void> {
-  if (await setupRequired(env.wp.core)) await completeSetup(env.wp.core, await issueSetupToken(env.wp.core), EMAIL, PASSWORD);
+  const { core } = env.wp;
+  if (await setupRequired(core)) await completeSetup(core, await issueSetupToken(core), EMAIL, PASSWORD);
 }
 
 export function newContext(env: ConsoleEnv, width = 1280): Promise<BrowserContext> {
@@ -86,7 +88,9 @@ export async function settle(page: Page): Promise<void> {
 export async function walkStates(env: ConsoleEnv, page: Page, visit: (state: string) => Promise<void>): Promise<void> {
   const { base, ids } = env;
   const show = async (state: string) => { await settle(page); await visit(state); };
-  const escape = async () => { while (await page.locator('dialog[open]').count()) await page.keyboard.press('Escape'); };
+  const escape = async () => {
+    while (await page.locator('dialog[open]').count()) await page.keyboard.press('Escape');
+  };
   const app = (hash: string) => page.goto(`${base}/admin/${hash}`);
   page.on('dialog', (d) => void d.accept());
 
