@@ -14,6 +14,8 @@ import { keyAdminRoutes } from '../api/admin-routes.js';
 export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;
   await app.register(fastifyCookie);
+  // An admin console is not for search engines: every /admin answer says so (web/index.html has the meta tag too).
+  app.addHook('onRequest', async (_req, reply) => { reply.header('x-robots-tag', 'noindex'); });
   await app.register(consoleRoutes);
   // Outside /api and its auth hook: the link itself is the credential.
   await app.register(signInLinkRoutes, { core });

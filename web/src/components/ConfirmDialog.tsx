@@ -32,7 +32,7 @@ export function ConfirmDialog({ title, children, confirmLabel, danger, onConfirm
       onClose={onClose}
       footer={(
         <>
-          <button type="button" className="button" onClick={onClose} autoFocus>Cancel</button>
+          <button type="button" className="button" onClick={onClose} data-autofocus>Cancel</button>
           <button type="button" className={`button ${danger ? 'button-danger' : 'button-primary'}`} onClick={confirm} disabled={busy}>
             {busy ? 'Working…' : confirmLabel}
           </button>

@@ -1,5 +1,8 @@
-// A modal dialog on the native <dialog> element: focus is trapped and restored, Escape closes it.
+// A modal dialog on the native <dialog> element: focus is trapped, Escape closes it. Opening puts focus on the
+// first field (else the first control in the body or footer, else the title), never on ×; closing, however it
+// happens, puts focus back on the control that opened it (the element is unmounted, so the browser cannot).
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { focusOpener, openingFocus } from './focus';
 
 interface Props {
   title: string;
@@ -15,8 +18,15 @@ export function Dialog({ title, onClose, children, footer, wide, side }: Props) 
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    const opener = document.activeElement;
+    if (dialog && !dialog.open) {
+      dialog.showModal();
+      openingFocus(dialog)?.focus();
+    }
+    return () => {
+      dialog?.close();
+      focusOpener(opener);
+    };
   }, []);
   return (
     <dialog
@@ -28,7 +38,7 @@ export function Dialog({ title, onClose, children, footer, wide, side }: Props) 
     >
       <div className="dialog-inner">
         <header className="dialog-header">
-          <h2 id={titleId}>{title}</h2>
+          <h2 id={titleId} tabIndex={-1}>{title}</h2>
           <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>×</button>
         </header>
         <div className="dialog-body">{children}</div>

@@ -5,6 +5,7 @@ import { post } from '../api';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
 import { confirmLeave } from '../components/leaveGuard';
+import { focusOnMount } from '../components/focus';
 import type { CreatedApiKey } from '../types';
 import { KeyForm, keyBody, type RateLimitInfo } from './KeyForm';
 
@@ -34,12 +35,12 @@ export function CreateKeyDialog({ limits, apiUrl, onClose, onCreated }: Props) {
     const close = () => (copied ? onClose() : setAsking(true));
     const footer = asking ? (
       <>
-        <button type="button" className="button" onClick={() => setAsking(false)} autoFocus>Go back and copy it</button>
-        <button type="button" className="button button-danger" onClick={onClose}>Yes, I copied it: close</button>
+        <button key="back" type="button" className="button" onClick={() => setAsking(false)} ref={focusOnMount}>Go back and copy it</button>
+        <button key="close" type="button" className="button button-danger" onClick={onClose}>Yes, I copied it: close</button>
       </>
-    ) : <button type="button" className="button button-primary" onClick={close}>I have saved the secret</button>;
+    ) : <button key="saved" type="button" className="button button-primary" onClick={close} ref={focusOnMount}>I have saved the secret</button>;
     return (
-      <Dialog title="Your new API key" onClose={close} footer={footer}>
+      <Dialog key="created" title="Your new API key" onClose={close} footer={footer}>
         {asking ? (
           <div className="callout callout-amber" role="alert">
             <strong>Did you copy the secret?</strong> Once this closes it cannot be shown again; Waypost keeps only a hash
@@ -76,7 +77,7 @@ export function CreateKeyDialog({ limits, apiUrl, onClose, onCreated }: Props) {
   }
 
   return (
-    <Dialog title="Add API key" onClose={() => { if (confirmLeave()) onClose(); }} wide>
+    <Dialog key="form" title="Add API key" onClose={() => { if (confirmLeave()) onClose(); }} wide>
       <KeyForm
         initial={{ label: '', permissions: [], rateLimit: '' }}
         limits={limits}

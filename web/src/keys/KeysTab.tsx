@@ -5,10 +5,12 @@ import { ApiError, del, get, post } from '../api';
 import { Badge } from '../components/Badge';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { EmptyState } from '../components/EmptyState';
+import { LoadingRows } from '../components/LoadingRows';
 import { useToast } from '../components/Toasts';
 import { formatDate, timeAgo } from '../format';
 import type { ApiKey } from '../types';
 import { usePolling } from '../usePolling';
+import { useView } from '../components/view';
 import { CreateKeyDialog } from './CreateKeyDialog';
 import { EditKeyDialog } from './EditKeyDialog';
 import { PostmanLink } from './PostmanLink';
@@ -25,6 +27,7 @@ export function KeysTab() {
   const keys = data?.keys ?? null;
   const limits = data?.rate_limit ?? null;
   const [adding, setAdding] = useState(false);
+  const heading = useView('API keys');
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
 
@@ -42,14 +45,14 @@ export function KeysTab() {
     <>
       <div className="section-header">
         <div>
-          <h2>API keys</h2>
+          <h2 tabIndex={-1} ref={heading}>API keys</h2>
           <p className="muted">Applications send a key and its secret as <code>Access-Token</code> and <code>Access-Secret</code> headers to read data through the REST API.</p>
           <PostmanLink apiUrl={data?.api_url ?? null} />
         </div>
         <button type="button" className="button button-primary" onClick={() => setAdding(true)}>Add key</button>
       </div>
       {error && <p className="form-error" role="alert">{error}</p>}
-      {!keys ? <p className="muted" aria-busy="true">Loading keys…</p> : keys.length === 0 ? (
+      {!keys ? <LoadingRows label="Loading keys…" /> : keys.length === 0 ? (
         <EmptyState title="No API keys yet" action={<button type="button" className="button button-primary" onClick={() => setAdding(true)}>Add your first key</button>}>
           Create a key for each application that reads trips, bookings, customers or payments.
         </EmptyState>

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import { get, query } from '../api';
 import { Badge, deliveryLabel, deliveryTone } from '../components/Badge';
 import { EmptyState } from '../components/EmptyState';
+import { LoadingRows } from '../components/LoadingRows';
 import { Pagination } from '../components/Pagination';
 import { formatDate, formatTime, parseLogSearch, recordLabel, timeAgo } from '../format';
 import type { Delivery, EventTypeInfo, LogWebhook, Page } from '../types';
@@ -99,7 +100,7 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
         </p>
       )}
       {error && <p className="form-error" role="alert">{error}</p>}
-      {search === null ? null : !data ? <p className="muted" aria-busy="true">Loading deliveries…</p> : data.items.length === 0 ? (
+      {search === null ? null : !data ? <LoadingRows label="Loading deliveries…" rows={5} /> : data.items.length === 0 ? (
         <EmptyState title={hasFilters ? 'No deliveries match these filters' : 'No deliveries yet'}>
           {hasFilters ? 'Try a wider time range or another status.' : 'Deliveries appear here as soon as an event is sent to a webhook. Send a test from a webhook to see one.'}
         </EmptyState>

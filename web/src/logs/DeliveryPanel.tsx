@@ -11,11 +11,12 @@ import type { Attempt, DeliveryDetail } from '../types';
 import { usePolling } from '../usePolling';
 import { updateLogParams } from './params';
 
-function Headers({ headers }: { headers: Record<string, string> }) {
+// Headers and bodies scroll inside their box: focusable and named, so a keyboard can scroll them too.
+function Headers({ headers, label }: { headers: Record<string, string>; label: string }) {
   const entries = Object.entries(headers);
   if (entries.length === 0) return <p className="muted small">(no headers)</p>;
   return (
-    <dl className="headers">
+    <dl className="headers" tabIndex={0} aria-label={label}>
       {entries.map(([k, v]) => (
         <div key={k}><dt>{k}</dt><dd>{v}</dd></div>
       ))}
@@ -36,23 +37,42 @@ function AttemptCard({ a, open }: { a: Attempt; open: boolean }) {
         <section aria-label={`Attempt ${a.attempt} request`}>
           <h4>Request</h4>
           <p className="mono small">POST {a.request.url}</p>
-          <Headers headers={a.request.headers} />
+          <Headers headers={a.request.headers} label={`Attempt ${a.attempt} request headers`} />
           <div className="code-header"><span className="small muted">Body</span><CopyButton text={a.request.body} what="request body" /></div>
-          <pre className="code-block">{prettyBody(a.request.body)}</pre>
+          <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} request body`}>{prettyBody(a.request.body)}</pre>
         </section>
         <section aria-label={`Attempt ${a.attempt} response`}>
           <h4>Response</h4>
           {a.response ? (
             <>
               <p className="small">HTTP <strong>{a.response.status}</strong></p>
-              <Headers headers={a.response.headers} />
+              <Headers headers={a.response.headers} label={`Attempt ${a.attempt} response headers`} />
               <div className="code-header"><span className="small muted">Body</span></div>
-              <pre className="code-block">{prettyBody(a.response.body) || <span className="muted">(empty)</span>}</pre>
+              <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} response body`}>{prettyBody(a.response.body) || <span className="muted">(empty)</span>}</pre>
             </>
           ) : <p className="muted small">No response was received.</p>}
         </section>
       </div>
     </details>
+  );
+}
+
+// While the delivery loads: the same blocks, the same sizes (summary, four facts, an attempt), so nothing jumps
+// when it arrives.
+function DeliverySkeleton() {
+  const bar = (width: string) => <span className="skeleton" style={{ width }} />;
+  return (
+    <div className="delivery-detail" aria-busy="true">
+      <span className="visually-hidden">Loading…</span>
+      <div className="detail-summary" aria-hidden="true">
+        {bar('84px')}{bar('120px')}<span className="skeleton skeleton-button push-right" />
+      </div>
+      <div className="facts" aria-hidden="true">
+        {['Webhook', 'Delivery ID', 'Event ID', 'Created'].map((k) => <div key={k}><div className="small muted">{k}</div>{bar('70%')}</div>)}
+      </div>
+      <h3 aria-hidden="true">{bar('110px')}</h3>
+      <div className="attempt skeleton-attempt" aria-hidden="true" />
+    </div>
   );
 }
 
@@ -78,7 +98,7 @@ export function DeliveryPanel({ id, onClose }: { id: string; onClose: () => void
   return (
     <Dialog title="Delivery details" onClose={onClose} side>
       {error && !d && <p className="form-error" role="alert">{error}</p>}
-      {!d ? <p className="muted" aria-busy="true">Loading…</p> : (
+      {!d ? (error ? null : <DeliverySkeleton />) : (
         <div className="delivery-detail">
           <div className="detail-summary">
             <Badge tone={deliveryTone(d.status)}>{deliveryLabel(d.status)}</Badge>

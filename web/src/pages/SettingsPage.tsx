@@ -5,6 +5,7 @@ import { Field } from '../components/Field';
 import { checkSettings, type FieldErrors } from '../components/formChecks';
 import { useUnsavedChanges } from '../components/leaveGuard';
 import { useToast } from '../components/Toasts';
+import { useView } from '../components/view';
 import type { Settings } from '../types';
 
 const SOURCE: Record<Settings['alert_email_source'], string> = {
@@ -22,6 +23,7 @@ export function SettingsPage() {
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const heading = useView('Alerts & retention');
   const saved = settings ? { email: settings.alert_email_source === 'setting' ? settings.alert_email ?? '' : '', days: String(settings.log_retention_days) } : null;
   useUnsavedChanges(saved !== null && (email !== saved.email || days !== saved.days));
 
@@ -54,7 +56,7 @@ export function SettingsPage() {
   return (
     <>
       <p className="breadcrumb">Settings <span aria-hidden="true">/</span> Alerts &amp; retention</p>
-      <h1>Alerts &amp; retention</h1>
+      <h1 tabIndex={-1} ref={heading}>Alerts &amp; retention</h1>
       <p className="lede muted">Where Waypost sends failure e-mails, and how long it keeps delivery logs.</p>
       {!settings ? <p className="muted" aria-busy="true">{error ? error.message : 'Loading…'}</p> : (
         <form className="card settings-card form" onSubmit={submit} noValidate>

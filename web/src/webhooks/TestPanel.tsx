@@ -54,7 +54,7 @@ export function TestPanel({ webhookId, events, eventTypes }: { webhookId: string
           {result.response && (
             <>
               <h4>Response body</h4>
-              <pre className="code-block">{prettyBody(result.response.body) || <span className="muted">(empty)</span>}</pre>
+              <pre className="code-block" tabIndex={0} aria-label="Test response body">{prettyBody(result.response.body) || <span className="muted">(empty)</span>}</pre>
             </>
           )}
         </div>

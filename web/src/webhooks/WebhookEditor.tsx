@@ -1,11 +1,12 @@
 // Add or edit one webhook: details and events, status (re-enable after a fix), signing secret, test, delete.
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { del, get, patch, post } from '../api';
 import { Badge } from '../components/Badge';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Switch } from '../components/Switch';
 import { useToast } from '../components/Toasts';
-import { focusOnMount, useFocusTarget } from '../components/focus';
+import { useFocusTarget } from '../components/focus';
+import { useView } from '../components/view';
 import { formatDate } from '../format';
 import { navigate } from '../router';
 import type { EventTypeInfo, Webhook } from '../types';
@@ -27,6 +28,9 @@ export function WebhookEditor({ id }: { id: string | null }) {
   const title = useFocusTarget<HTMLHeadingElement>();
   const { data: webhook, error, refresh } = usePolling(async () => (id ? get<Webhook>(`/webhooks/${id}`) : null), [id]);
   const toggle = useActiveToggle(refresh);
+  const view = useView(!id ? 'Add webhook' : webhook ? `${webhook.name} · Webhooks` : 'Webhook');
+  // The title takes focus when it appears (a new form, a saved one), and marks the view as shown.
+  const titleRef = useCallback((el: HTMLHeadingElement | null) => { title.ref(el); view(el); }, [title.ref, view]);
 
   useEffect(() => {
     get<EventTypeInfo[]>('/events').then(setEventTypes, () => setEventTypes([]));
@@ -47,7 +51,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
       <>
         {back}
         <div className="card">
-          <h2 tabIndex={-1} ref={focusOnMount}>Add webhook</h2>
+          <h2 tabIndex={-1} ref={titleRef}>Add webhook</h2>
           <WebhookForm initial={{ name: '', url: '', events: [] }} eventTypes={eventTypes} submitLabel="Add webhook" onSubmit={create} onCancel={() => navigate('/webhooks')} />
         </div>
       </>
@@ -64,17 +68,22 @@ export function WebhookEditor({ id }: { id: string | null }) {
     title.focus();
   };
   const setActive = (active: boolean) => toggle.setActive(w, active);
+  // The callout and its button go once the webhook is active again: focus moves to the switch, which says so.
+  const reEnable = async () => {
+    await setActive(true);
+    document.querySelector<HTMLElement>('.editor-header [role="switch"]')?.focus();
+  };
 
   return (
     <>
       {back}
       <div className="editor-header">
         <div>
-          <h2 className="editor-title" tabIndex={-1} ref={title.ref}>{w.name}</h2>
+          <h2 className="editor-title" tabIndex={-1} ref={titleRef}>{w.name}</h2>
           <p className="mono muted small">{w.url}</p>
         </div>
         <div className="status-cell">
-          <Switch checked={w.active} label="Webhook active" onChange={setActive} />
+          <Switch checked={w.active} busy={toggle.busyId === w.id} label="Webhook active" onChange={setActive} />
           {w.active ? <Badge tone="green">Active</Badge> : isAutoDisabled(w) ? <Badge tone="red">Auto-disabled</Badge> : <Badge tone="grey">Disabled</Badge>}
         </div>
       </div>
@@ -84,7 +93,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
             <strong>Waypost disabled this webhook.</strong> {w.disabled_reason}
             <p className="small">Fix the endpoint (send a test to check it), then re-enable. Cancelled deliveries can be redelivered from Logs.</p>
           </div>
-          <button type="button" className="button button-primary" onClick={() => setActive(true)}>Re-enable</button>
+          <button type="button" className="button button-primary" onClick={reEnable}>Re-enable</button>
         </div>
       )}
       {w.warning && <div className="callout callout-amber">{w.warning}</div>}

@@ -3,6 +3,7 @@
 import { get } from '../api';
 import { Badge, deliveryLabel, deliveryTone } from '../components/Badge';
 import { EmptyState } from '../components/EmptyState';
+import { LoadingRows } from '../components/LoadingRows';
 import { Switch } from '../components/Switch';
 import { timeAgo } from '../format';
 import { navigate } from '../router';
@@ -10,6 +11,7 @@ import type { EventTypeInfo, Webhook } from '../types';
 import { usePolling } from '../usePolling';
 import { isAutoDisabled } from './status';
 import { useActiveToggle } from './useActiveToggle';
+import { useView } from '../components/view';
 
 export function WebhooksTab() {
   const { data, error, refresh } = usePolling(async () => {
@@ -17,18 +19,25 @@ export function WebhooksTab() {
     return { webhooks, labels: new Map(events.map((e) => [e.type, e.label])) };
   }, []);
   const { setActive, busyId: busy, dialogs } = useActiveToggle(refresh);
+  const heading = useView('Webhooks');
+  // The button goes once the webhook is active again: focus moves to the row's switch, which now says so.
+  const reEnable = async (button: HTMLElement, w: Webhook) => {
+    const row = button.closest('tr');
+    await setActive(w, true);
+    if (!button.isConnected) row?.querySelector<HTMLElement>('[role="switch"]')?.focus();
+  };
 
   return (
     <>
       <div className="section-header">
         <div>
-          <h2>Webhooks</h2>
+          <h2 tabIndex={-1} ref={heading}>Webhooks</h2>
           <p className="muted">Waypost POSTs a signed JSON event to each active webhook, retries failures for about an hour, then disables it and e-mails you.</p>
         </div>
         <a className="button button-primary" href="#/webhooks/new">Add webhook</a>
       </div>
       {error && <p className="form-error" role="alert">{error}</p>}
-      {!data ? <p className="muted" aria-busy="true">Loading webhooks…</p> : data.webhooks.length === 0 ? (
+      {!data ? <LoadingRows label="Loading webhooks…" /> : data.webhooks.length === 0 ? (
         <EmptyState title="No webhooks yet" action={<a className="button button-primary" href="#/webhooks/new">Add your first webhook</a>}>
           Add an endpoint to receive booking, payment, customer, enquiry and review events as they happen.
         </EmptyState>
@@ -53,7 +62,7 @@ export function WebhooksTab() {
                   </td>
                   <td>
                     <div className="status-cell">
-                      <Switch checked={w.active} disabled={busy === w.id} label={`${w.name} active`} onChange={(v) => setActive(w, v)} />
+                      <Switch checked={w.active} busy={busy === w.id} label={`${w.name} active`} onChange={(v) => setActive(w, v)} />
                       {w.active ? <Badge tone="green">Active</Badge> : isAutoDisabled(w) ? <Badge tone="red">Auto-disabled</Badge> : <Badge tone="grey">Disabled</Badge>}
                     </div>
                     {isAutoDisabled(w) && <p className="reason" data-testid="disabled-reason">{w.disabled_reason}</p>}
@@ -69,7 +78,7 @@ export function WebhooksTab() {
                     ) : <span className="muted">No deliveries yet</span>}
                   </td>
                   <td className="actions">
-                    {isAutoDisabled(w) && <button type="button" className="button button-small button-primary" onClick={() => setActive(w, true)} disabled={busy === w.id}>Re-enable</button>}
+                    {isAutoDisabled(w) && <button type="button" className="button button-small button-primary" onClick={(e) => reEnable(e.currentTarget, w)} aria-busy={busy === w.id || undefined}>Re-enable</button>}
                     <button type="button" className="button button-small" onClick={() => navigate(`/webhooks/${w.id}`)} aria-label={`Edit ${w.name}`}>Edit</button>
                   </td>
                 </tr>

@@ -1,7 +1,7 @@
 // Switching a webhook off or on, from the list or the editor. Disabling cancels its pending deliveries, so it is
 // confirmed first (saying how many); re-enabling offers to redeliver, once, what failed or was cancelled meanwhile
 // (POST /webhooks/:id/recover, which never sends a delivery twice).
-import { useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import { ApiError, get, post, query } from '../api';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { useToast } from '../components/Toasts';
@@ -50,7 +50,11 @@ export function useActiveToggle(refresh: () => Promise<void>): {
     if (missed > 0) setOpen({ kind: 'recover', webhook: w, since, missed });
   };
 
+  // A second press while the first is saved is ignored (state alone would let two presses in one frame through).
+  const pending = useRef(false);
   const setActive = async (w: Webhook, active: boolean) => {
+    if (pending.current) return;
+    pending.current = true;
     setBusyId(w.id);
     try {
       if (active) await enable(w);
@@ -62,6 +66,7 @@ export function useActiveToggle(refresh: () => Promise<void>): {
     } catch (err) {
       fail(err);
     } finally {
+      pending.current = false;
       setBusyId(null);
     }
   };
