@@ -2,7 +2,7 @@
 // build on this one object.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { loadConfig, type Config, type Role } from './config.js';
+import { loadConfig, withOverrides, type Config, type Role } from './config.js';
 import { Bus, systemClock, type Clock, type Core, type Filters } from './core.js';
 import { createLogger } from './log.js';
 import { openStore } from './store/db.js';
@@ -44,7 +44,7 @@ export interface Waypost {
 }
 
 export async function createWaypost(options: WaypostOptions = {}): Promise<Waypost> {
-  const config: Config = Object.freeze({ ...loadConfig(options.env ?? process.env), ...options.config });
+  const config: Config = withOverrides(loadConfig(options.env ?? process.env), options.config);
   const log = options.logger ?? createLogger(config.logLevel);
   const store = openStore(config.databaseUrl);
   const filters: Filters = options.filters ?? {};

@@ -3,7 +3,7 @@
 import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
 import { isEventType, type EventType } from './catalog.js';
-import { attemptDelivery } from './deliver.js';
+import { attemptDelivery } from './delivery/attempt.js';
 import { getWebhook } from './manage.js';
 import { queueDelivery, recordEvent } from './outbox.js';
 import { sampleEvent } from './samples.js';

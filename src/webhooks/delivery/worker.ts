@@ -6,18 +6,9 @@ import { setMaxListeners } from 'node:events';
 import type { Core } from '../../core.js';
 import { newId } from '../../ids.js';
 import { isConnectionError } from '../../errors.js';
-import { attemptDelivery, releaseLease } from '../deliver.js';
-import { claimerFor, renewLease, type Claimed, type Claimer } from './claimer.js';
-import { listenForDeliveries, type Listener } from './listen.js';
+import { attemptDelivery, sendRequest, type Sender } from './attempt.js';
+import { deliveryQueue, type Claimed, type DeliveryQueue, type Wakeups } from './queue/index.js';
 import { SuccessBatch } from './success-batch.js';
-
-/** How many rounds of `deliveryConcurrency` deliveries a worker claims ahead of its senders (measured: 2 → 4 halved the claims' cost). */
-const PREFETCH_ROUNDS = 4;
-/** Time allowed, beyond the timeout, for an attempt's result to be written (successes are batched for a few ms). */
-const RECORD_MARGIN_MS = 1_000;
-/** After a failed claim (database unreachable), the next one is tried after this, doubling up to CLAIM_RETRY_MAX_MS. */
-const CLAIM_RETRY_MS = 100;
-const CLAIM_RETRY_MAX_MS = 5_000;
 
 interface Job extends Claimed {
   /** Claim order: across webhooks, the oldest waiting delivery starts first. */
@@ -26,9 +17,10 @@ interface Job extends Claimed {
 
 export class DeliveryWorker {
   readonly id: string;
-  private readonly claimer: Claimer;
+  private readonly queue: DeliveryQueue;
+  private readonly send: Sender;
   // Claimed and not started, per webhook, oldest first. Per webhook so that a completion finds the next startable
-  // delivery by looking at each webhook once, not at every waiting delivery (up to PREFETCH_ROUNDS rounds of them).
+  // delivery by looking at each webhook once, not at every waiting delivery (up to prefetchRounds rounds of them).
   private readonly waiting = new Map<string, Job[]>();
   private readonly waitingById = new Map<string, Job>();
   private claimOrder = 0;
@@ -47,24 +39,25 @@ export class DeliveryWorker {
   private pollTimer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private claimFailures = 0; // consecutive failed claims
-  private listener: Listener | null = null;
+  private wakeups: Wakeups | null = null;
   private readonly onQueued = () => this.wakeForNewWork();
   private readonly successes: SuccessBatch;
   private readonly whenIdle: Array<() => void> = []; // drain() waiting for nothing to be in flight
 
-  constructor(private readonly core: Core) {
+  /** `queue` and `send` are for tests (an in-memory queue, a fake receiver). */
+  constructor(private readonly core: Core, options: { queue?: DeliveryQueue; send?: Sender } = {}) {
     this.id = newId('wrk', core.clock.now());
-    this.claimer = claimerFor(core);
-    this.successes = new SuccessBatch(core);
+    this.queue = options.queue ?? deliveryQueue(core);
+    this.send = options.send ?? sendRequest;
+    this.successes = new SuccessBatch(core, this.queue);
     setMaxListeners(0, this.abort.signal); // every in-flight send listens to it
-    // The worker's claims and results go through the SQLite writer thread: start it now, not on the first claim.
-    core.store.writer?.open().catch((err) => core.log.error({ err }, 'could not start the SQLite writer thread'));
+    // Started now, not on the first claim (SQLite: the writer thread takes about 25 ms to open).
+    this.queue.open().catch((err) => core.log.error({ err }, 'could not open the delivery queue'));
   }
 
   /** Starts waking on new deliveries and polling for due retries. */
   start(): this {
-    this.core.bus.on('deliveries.queued', this.onQueued);
-    if (this.core.store.dialect === 'postgres') this.listener = listenForDeliveries(this.core.store.url, this.core.log, this.onQueued);
+    this.wakeups = this.queue.wakeups(this.onQueued);
     // Not unref'd: a worker-only process has nothing else keeping it alive.
     this.pollTimer = setInterval(() => this.wakeForNewWork(), this.core.config.pollMs);
     this.wake();
@@ -97,7 +90,8 @@ export class DeliveryWorker {
   /** Claims again after a short, growing delay: the database may be back by then (a failover takes seconds). */
   private retryClaimLater(): void {
     if (this.stopped || this.retryTimer) return;
-    const delay = Math.min(CLAIM_RETRY_MAX_MS, CLAIM_RETRY_MS * 2 ** Math.min(this.claimFailures, 10));
+    const { claimRetryMs, claimRetryMaxMs } = this.core.config;
+    const delay = Math.min(claimRetryMaxMs, claimRetryMs * 2 ** Math.min(this.claimFailures, 10));
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.wakeForNewWork();
@@ -108,13 +102,13 @@ export class DeliveryWorker {
   private async claimLoop(): Promise<void> {
     do {
       this.again = false;
-      // Claims run ahead of the senders by up to PREFETCH_ROUNDS - 1 more rounds, so a claim serves many
+      // Claims run ahead of the senders by up to prefetchRounds - 1 more rounds, so a claim serves many
       // completions: each claim is a write transaction whose fixed cost, over a large backlog, was the largest
       // part of claiming. Deliveries held back by their own webhook's limit do not count, and such webhooks are not
       // claimed for again: a slow webhook keeps at most two rounds of its own here and cannot starve the others.
       const concurrency = this.core.config.deliveryConcurrency;
       const startable = this.startable();
-      const free = PREFETCH_ROUNDS * concurrency - this.running.size - startable;
+      const free = this.core.config.prefetchRounds * concurrency - this.running.size - startable;
       // Less than a round free while a whole round is ready to start: the completions that woke this claim can wait
       // for the next refill (when less than a round is ready) and go in one larger claim instead of many small ones.
       if (free <= 0 || (free < concurrency && startable >= concurrency)) {
@@ -130,7 +124,9 @@ export class DeliveryWorker {
           this.moreDue = false;
           return;
         }
-        claimed = await this.claimer.claim(this.id, free, this.core.clock.now(), this.core.config.leaseMs, skip);
+        claimed = await this.queue.claim({
+          owner: this.id, limit: free, now: this.core.clock.now(), leaseMs: this.core.config.leaseMs, skipWebhooks: skip,
+        });
         if (skip.length > 0 && claimed.length < free) this.othersDrained = new Set(skip);
         else if (drained && claimed.some((c) => !drained.has(c.webhookId))) this.othersDrained = null; // the others have work again
       } catch (err) {
@@ -179,7 +175,7 @@ export class DeliveryWorker {
   }
 
   private saturatedWebhooks(): string[] {
-    const cap = 2 * this.core.config.perWebhookConcurrency;
+    const cap = this.core.config.heldRounds * this.core.config.perWebhookConcurrency;
     return [...this.held].filter(([, n]) => n >= cap).map(([id]) => id);
   }
 
@@ -206,12 +202,15 @@ export class DeliveryWorker {
       const now = this.core.clock.now();
       // The lease must outlast the attempt (the timeout) and the writing of its result; otherwise a claim could find
       // the delivery due again right after it was sent and before its success was written.
-      if (item.leaseUntil - now < this.core.config.deliveryTimeoutMs + RECORD_MARGIN_MS) {
-        if (!(await renewLease(this.core.db, item.id, this.id, now + this.core.config.leaseMs))) return;
+      if (item.leaseUntil - now < this.core.config.deliveryTimeoutMs + this.core.config.recordMarginMs) {
+        if (!(await this.queue.renew(item.id, this.id, now + this.core.config.leaseMs))) return;
       }
       const waited = this.core.clock.now() - (item.leaseUntil - this.core.config.leaseMs) > this.core.config.leaseMs / 4;
       // Rows loaded long ago are re-read: the webhook may have been disabled meanwhile.
-      await attemptDelivery(this.core, item.id, { owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded, successes: this.successes });
+      await attemptDelivery(this.core, item.id, {
+        owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded,
+        successes: this.successes, queue: this.queue, send: this.send,
+      });
     } catch (err) {
       // E.g. the database connection dropped before the result was written: the lease brings it back (at least once).
       const message = 'delivery attempt failed unexpectedly; it will be retried when its lease expires';
@@ -233,7 +232,7 @@ export class DeliveryWorker {
     // Claim again when the prefetched work is down to one round (not after every completion). A webhook the claims
     // passed over is claimed for as soon as it holds less than its cap of two rounds, while most of its second round
     // still waits: its senders keep going while the claim is out (a 240-row claim takes 10-20 ms on PostgreSQL).
-    if (this.skipped.has(item.webhookId) && h < 2 * this.core.config.perWebhookConcurrency) {
+    if (this.skipped.has(item.webhookId) && h < this.core.config.heldRounds * this.core.config.perWebhookConcurrency) {
       this.skipped.delete(item.webhookId);
       this.wake();
     } else if (this.moreDue && this.startable() < this.core.config.deliveryConcurrency) {
@@ -243,7 +242,7 @@ export class DeliveryWorker {
 
   /** Gives claimed deliveries back; if the database is unreachable their leases expire and they are claimed again. */
   private async releaseLeases(claimed: Claimed[]): Promise<void> {
-    const results = await Promise.allSettled(claimed.map((c) => releaseLease(this.core.db, c.id, this.id)));
+    const results = await Promise.allSettled(claimed.map((c) => this.queue.release(c.id, this.id)));
     const failed = results.filter((r) => r.status === 'rejected');
     if (failed.length > 0) {
       const reason: unknown = failed[0].reason;
@@ -277,10 +276,9 @@ export class DeliveryWorker {
   async stop(graceMs = Math.min(this.core.config.deliveryTimeoutMs + 500, 8_000)): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.core.bus.off('deliveries.queued', this.onQueued);
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.listener?.close();
+    await this.wakeups?.close();
     if (this.ticking) await this.ticking;
     const notStarted = [...this.waiting.values()].flat();
     this.waiting.clear();
