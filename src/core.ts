@@ -9,6 +9,8 @@ import type { Database } from './store/tables.js';
 import type { Resource } from './records/schemas.js';
 import type { RecordChange } from './host/changes.js';
 
+export type { RecordChange };
+
 /** Injectable time: the worker's schedule, leases and the rate limiter read it; tests pass a fake. */
 export interface Clock {
   now(): number; // ms since the epoch
@@ -35,6 +37,13 @@ export interface BusEvents {
 
 export class Bus extends EventEmitter<BusEvents> {}
 
+/** The console's settings as capabilities read them (kept by src/admin/settings.ts, which Core's builder wires in). */
+export interface SettingsReader {
+  /** Where failure alerts go: the setting, ALERT_EMAIL, or the first admin's address; null when none is known. */
+  alertEmail(): Promise<string | null>;
+  logRetentionDays(): Promise<number>;
+}
+
 export interface Core {
   readonly config: Config;
   readonly store: Store;
@@ -44,4 +53,5 @@ export interface Core {
   readonly bus: Bus;
   readonly writeListeners: WriteListener[];
   readonly filters: Filters;
+  readonly settings: SettingsReader;
 }

@@ -1,7 +1,7 @@
 // The text of a failure e-mail: what failed, where, how often, what the receiver said, what happens next, and
 // where to look in the console.
 import type { Config } from '../config.js';
-import type { AlertLevel } from '../admin/console-types.js';
+import type { AlertLevel } from './views.js';
 
 export type { AlertLevel };
 

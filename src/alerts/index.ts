@@ -3,16 +3,15 @@
 // its outcome: sent, failed (with the SMTP error), stored, or suppressed by filters.suppressFailureEmail.
 import type { Core } from '../core.js';
 import { newId } from '../ids.js';
-import { getAdminSettings } from '../admin/settings.js';
 import { composeAlert, type AlertLevel, type FailureAlert } from './compose.js';
 import { sendMail } from './mailer.js';
-import type { AlertRow } from '../webhooks/tables.js';
+import type { AlertRow } from './tables.js';
 
 export type { AlertLevel, FailureAlert } from './compose.js';
 
 export async function sendFailureAlert(core: Core, alert: FailureAlert): Promise<AlertRow> {
   const { subject, body } = composeAlert(core.config, alert);
-  const recipient = (await getAdminSettings(core)).alert_email;
+  const recipient = await core.settings.alertEmail();
   const row: AlertRow = {
     id: newId('alt', core.clock.now()),
     webhook_id: alert.webhook.id,

@@ -7,13 +7,15 @@ import { RESOURCES } from '../records/schemas.js';
 import { isEventType } from './catalog.js';
 import { webhookRow } from './manage.js';
 import { queueDelivery, wakeWorkers } from './outbox.js';
-import type { AlertRow, DeliveryRow, DeliveryStatus } from './tables.js';
+import type { DeliveryRow, DeliveryStatus } from './tables.js';
+import type { AlertRow } from '../alerts/tables.js';
+import type { AlertView } from '../alerts/views.js';
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
 /** The resources events concern (events.resource), for the search by record id. */
 const RECORD_RESOURCES: readonly string[] = RESOURCES;
 
-import type { AttemptView, AlertView, DeliveryDetail, DeliveryView, LogWebhook, Page } from '../admin/console-types.js';
+import type { AttemptView, DeliveryDetail, DeliveryView, LogWebhook, Page } from './views.js';
 
 export type { AttemptView, AlertView, DeliveryDetail, DeliveryView, LogWebhook, Page };
 

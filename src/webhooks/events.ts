@@ -3,8 +3,7 @@
 // event (the transactional outbox). An event nobody subscribes to is not stored.
 import type { Kysely } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
-import type { Core } from '../core.js';
-import type { RecordChange } from '../host/changes.js';
+import type { Core, RecordChange } from '../core.js';
 import { isLegacyEngine } from '../records/normalize.js';
 import { PAID_PAYMENT_STATUSES, type Booking, type Payment } from '../records/schemas.js';
 import type { Database } from '../store/tables.js';

@@ -3,7 +3,6 @@
 // WAYPOST_LOG_RETENTION_DAYS). Pending deliveries are never pruned. Runs on worker processes (startRetention).
 import type { Core } from '../core.js';
 import { iso } from '../records/normalize.js';
-import { getAdminSettings } from '../admin/settings.js';
 
 const DAY_MS = 86_400_000;
 const BATCH = 500;
@@ -18,7 +17,7 @@ export interface PruneResult {
 
 /** The effective retention in days: the console's setting, else WAYPOST_LOG_RETENTION_DAYS. */
 export async function retentionDays(core: Core): Promise<number> {
-  return (await getAdminSettings(core)).log_retention_days;
+  return core.settings.logRetentionDays();
 }
 
 /** Deletes log entries older than the retention, in small transactions so writers are never blocked for long. */

@@ -32,7 +32,8 @@ function plainBody({ event }: Prepared): string {
 
 /** The envelope passed through filters.webhookPayload, serialised once. */
 async function filteredBody(core: Core, p: Prepared): Promise<string> {
-  const payload = { id: p.event.id, type: p.event.type, created_at: p.event.created_at, data: JSON.parse(p.event.data) };
+  const { id, type, created_at } = p.event;
+  const payload = { id, type, created_at, data: JSON.parse(p.event.data) as unknown };
   const context = { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id };
   return JSON.stringify(await core.filters.webhookPayload!(payload, context));
 }

@@ -34,18 +34,22 @@ export function summary(d: DeliveryRow, attempt: number): AttemptResult {
     responseBody: null,
     durationMs: 0,
     error: d.last_error,
-    nextAttemptAt: d.next_attempt_at !== null && d.status === 'pending' ? new Date(Number(d.next_attempt_at)).toISOString() : null,
+    nextAttemptAt: d.next_attempt_at !== null && d.status === 'pending'
+      ? new Date(Number(d.next_attempt_at)).toISOString()
+      : null,
     cancelReason: d.cancel_reason,
   };
 }
 
 /** A worker holds the delivery right now: wait for its attempt and answer with that. */
 export async function waitForHolder(core: Core, deliveryId: string): Promise<AttemptResult> {
-  const read = () => core.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirstOrThrow();
+  const read = () => core.db.selectFrom('deliveries').selectAll().where('id', '=', deliveryId)
+    .executeTakeFirstOrThrow();
   const before = await read();
   const deadline = Date.now() + core.config.deliveryTimeoutMs + 5_000;
   let current = before;
-  const waiting = () => current.status === 'pending' && current.attempts === before.attempts && current.lease_owner !== null;
+  const waiting = () => current.status === 'pending' && current.attempts === before.attempts
+    && current.lease_owner !== null;
   while (Date.now() < deadline && waiting()) {
     await new Promise((r) => setTimeout(r, 50));
     current = await read();

@@ -10,8 +10,8 @@ export type Outcome =
   | { kind: 'cancelled'; reason: string };
 
 /**
- * When attempt `attempt + 1` is due after attempt `attempt` (1-based) failed at `now`: after retryDelaysMs[attempt - 1],
- * or 'exhausted' when every delay is used (retryDelaysMs.length + 1 attempts in all).
+ * When the next attempt is due after attempt `attempt` (1-based) failed at `now`: after
+ * retryDelaysMs[attempt - 1], or 'exhausted' when every delay is used (retryDelaysMs.length + 1 attempts in all).
  */
 export function schedule(attempt: number, retryDelaysMs: readonly number[], now: number): number | 'exhausted' {
   if (attempt > retryDelaysMs.length) return 'exhausted';

@@ -36,7 +36,8 @@ export class SuccessBatch implements SuccessSink {
       try {
         await this.queue.recordSuccesses(batch);
       } catch (err) {
-        this.core.log.error({ err, deliveries: batch.length }, 'could not record successful deliveries; they will be sent again when their leases expire');
+        const message = 'could not record successful deliveries; they will be sent again when their leases expire';
+        this.core.log.error({ err, deliveries: batch.length }, message);
       }
     }
     this.flushing = null;

@@ -1,36 +1,27 @@
 // The delivery worker: claims due deliveries (leased), runs them concurrently within the global and per-webhook
-// limits, and wakes on a new delivery (in-process bus, PostgreSQL NOTIFY) or on the poll timer (due retries,
-// expired leases). stop() claims nothing more, releases what has not started, lets in-flight attempts finish
-// for a grace period, then aborts and releases the rest: nothing is lost, at worst sent twice.
+// limits, and wakes on a new delivery (the queue's wake-ups) or on the poll timer (due retries, expired leases).
+// It only schedules: each delivery's attempt is attempt.ts, its writes the DeliveryQueue's. stop() claims nothing
+// more, releases what has not started, lets in-flight attempts finish for a grace period, then aborts and releases
+// the rest: nothing is lost, at worst sent twice.
 import { setMaxListeners } from 'node:events';
 import type { Core } from '../../core.js';
 import { newId } from '../../ids.js';
 import { isConnectionError } from '../../errors.js';
 import { attemptDelivery, sendRequest, type Sender } from './attempt.js';
+import { Backlog } from './backlog.js';
 import { deliveryQueue, type Claimed, type DeliveryQueue, type Wakeups } from './queue/index.js';
 import { SuccessBatch } from './success-batch.js';
-
-interface Job extends Claimed {
-  /** Claim order: across webhooks, the oldest waiting delivery starts first. */
-  order: number;
-}
 
 export class DeliveryWorker {
   readonly id: string;
   private readonly queue: DeliveryQueue;
   private readonly send: Sender;
-  // Claimed and not started, per webhook, oldest first. Per webhook so that a completion finds the next startable
-  // delivery by looking at each webhook once, not at every waiting delivery (up to prefetchRounds rounds of them).
-  private readonly waiting = new Map<string, Job[]>();
-  private readonly waitingById = new Map<string, Job>();
-  private claimOrder = 0;
+  private readonly backlog: Backlog;
   private readonly running = new Map<string, Promise<void>>();
-  private readonly perWebhook = new Map<string, number>(); // running, per webhook
-  private readonly held = new Map<string, number>(); // running + waiting, per webhook
   private readonly skipped = new Set<string>(); // webhooks the last claim passed over: refill when they run low
   private readonly abort = new AbortController();
   private ticking: Promise<void> | null = null;
-  private again = false;
+  private again = false; // woken during a claim: claim once more after it
   private moreDue = false; // the last claim filled every free slot: more may be waiting
   // The webhooks a claim passed over when it found nothing more for the others. Until new work is queued or the poll
   // timer ticks, a claim that passes over (at least) the same webhooks would only scan their backlog and find nothing.
@@ -49,9 +40,10 @@ export class DeliveryWorker {
     this.id = newId('wrk', core.clock.now());
     this.queue = options.queue ?? deliveryQueue(core);
     this.send = options.send ?? sendRequest;
+    this.backlog = new Backlog(core.config.perWebhookConcurrency);
     this.successes = new SuccessBatch(core, this.queue);
     setMaxListeners(0, this.abort.signal); // every in-flight send listens to it
-    // Started now, not on the first claim (SQLite: the writer thread takes about 25 ms to open).
+    // Opened now, not on the first claim (SQLite: the writer thread takes about 25 ms to start).
     this.queue.open().catch((err) => core.log.error({ err }, 'could not open the delivery queue'));
   }
 
@@ -102,111 +94,83 @@ export class DeliveryWorker {
   private async claimLoop(): Promise<void> {
     do {
       this.again = false;
-      // Claims run ahead of the senders by up to prefetchRounds - 1 more rounds, so a claim serves many
-      // completions: each claim is a write transaction whose fixed cost, over a large backlog, was the largest
-      // part of claiming. Deliveries held back by their own webhook's limit do not count, and such webhooks are not
-      // claimed for again: a slow webhook keeps at most two rounds of its own here and cannot starve the others.
-      const concurrency = this.core.config.deliveryConcurrency;
-      const startable = this.startable();
-      const free = this.core.config.prefetchRounds * concurrency - this.running.size - startable;
-      // Less than a round free while a whole round is ready to start: the completions that woke this claim can wait
-      // for the next refill (when less than a round is ready) and go in one larger claim instead of many small ones.
-      if (free <= 0 || (free < concurrency && startable >= concurrency)) {
-        this.moreDue = true;
-        return;
-      }
-      let claimed: Claimed[];
-      try {
-        const skip = this.saturatedWebhooks();
-        for (const id of skip) this.skipped.add(id);
-        const drained = this.othersDrained;
-        if (skip.length > 0 && drained && [...drained].every((id) => skip.includes(id))) {
-          this.moreDue = false;
-          return;
-        }
-        claimed = await this.queue.claim({
-          owner: this.id, limit: free, now: this.core.clock.now(), leaseMs: this.core.config.leaseMs, skipWebhooks: skip,
-        });
-        if (skip.length > 0 && claimed.length < free) this.othersDrained = new Set(skip);
-        else if (drained && claimed.some((c) => !drained.has(c.webhookId))) this.othersDrained = null; // the others have work again
-      } catch (err) {
-        // A lost connection must not stop the worker: it claims again shortly. Rows the failed claim may have
-        // leased (committed, answer lost) come back when their leases expire.
-        this.claimFailures++;
-        const message = 'could not claim deliveries; retrying shortly (any claimed come back when their leases expire)';
-        if (isConnectionError(err)) this.core.log.warn({ err, failures: this.claimFailures }, message);
-        else this.core.log.error({ err, failures: this.claimFailures }, message);
-        this.retryClaimLater();
-        return;
-      }
-      this.claimFailures = 0;
-      this.moreDue = claimed.length === free;
+      const claimed = await this.claimSome();
+      if (claimed === null) return;
       if (this.stopped) {
         await this.releaseLeases(claimed);
         return;
       }
-      for (const c of claimed) {
-        // Already ours: its lease ran out while it waited here (or while it runs) and the claim found it due again.
-        // The claim renewed the lease; it stays where it is, once.
-        if (this.running.has(c.id)) continue;
-        const already = this.waitingById.get(c.id);
-        if (already) {
-          already.leaseUntil = c.leaseUntil;
-          continue;
-        }
-        const queue = this.waiting.get(c.webhookId);
-        const job: Job = { id: c.id, webhookId: c.webhookId, leaseUntil: c.leaseUntil, loaded: c.loaded, order: this.claimOrder++ };
-        if (queue) queue.push(job);
-        else this.waiting.set(c.webhookId, [job]);
-        this.waitingById.set(c.id, job);
-        this.held.set(c.webhookId, (this.held.get(c.webhookId) ?? 0) + 1);
-      }
+      // One already running: its lease ran out while it ran and the claim renewed it; it is not started twice.
+      for (const c of claimed) if (!this.running.has(c.id)) this.backlog.add(c);
       this.pump();
       if (this.moreDue) this.again = true;
     } while (this.again && !this.stopped);
   }
 
-  /** Waiting deliveries whose webhook has a free slot. */
-  private startable(): number {
-    const limit = this.core.config.perWebhookConcurrency;
-    let n = 0;
-    for (const [webhookId, queue] of this.waiting) n += Math.min(queue.length, Math.max(0, limit - (this.perWebhook.get(webhookId) ?? 0)));
-    return n;
-  }
-
-  private saturatedWebhooks(): string[] {
-    const cap = this.core.config.heldRounds * this.core.config.perWebhookConcurrency;
-    return [...this.held].filter(([, n]) => n >= cap).map(([id]) => id);
+  /** One claim for the free slots; null when none is worth making now (or it failed: retried shortly). */
+  private async claimSome(): Promise<Claimed[] | null> {
+    // Claims run ahead of the senders by up to prefetchRounds - 1 more rounds, so a claim serves many completions:
+    // each claim is a write transaction whose fixed cost, over a large backlog, was the largest part of claiming.
+    // Deliveries held back by their own webhook's limit do not count, and such webhooks are not claimed for again:
+    // a slow webhook keeps at most heldRounds rounds of its own here and cannot starve the others.
+    const { deliveryConcurrency: concurrency, prefetchRounds, heldRounds, perWebhookConcurrency } = this.core.config;
+    const startable = this.backlog.startable();
+    const free = prefetchRounds * concurrency - this.running.size - startable;
+    // Less than a round free while a whole round is ready to start: the completions that woke this claim can wait
+    // for the next refill (when less than a round is ready) and go in one larger claim instead of many small ones.
+    if (free <= 0 || (free < concurrency && startable >= concurrency)) {
+      this.moreDue = true;
+      return null;
+    }
+    const skip = this.backlog.heldAtLeast(heldRounds * perWebhookConcurrency);
+    for (const id of skip) this.skipped.add(id);
+    const drained = this.othersDrained;
+    if (skip.length > 0 && drained && [...drained].every((id) => skip.includes(id))) {
+      this.moreDue = false;
+      return null;
+    }
+    let claimed: Claimed[];
+    try {
+      const request = { owner: this.id, limit: free, now: this.core.clock.now(), leaseMs: this.core.config.leaseMs };
+      claimed = await this.queue.claim({ ...request, skipWebhooks: skip });
+    } catch (err) {
+      // A lost connection must not stop the worker: it claims again shortly. Rows the failed claim may have leased
+      // (committed, answer lost) come back when their leases expire.
+      this.claimFailures++;
+      const message = 'could not claim deliveries; retrying shortly (any claimed come back when their leases expire)';
+      if (isConnectionError(err)) this.core.log.warn({ err, failures: this.claimFailures }, message);
+      else this.core.log.error({ err, failures: this.claimFailures }, message);
+      this.retryClaimLater();
+      return null;
+    }
+    if (skip.length > 0 && claimed.length < free) this.othersDrained = new Set(skip);
+    else if (drained && claimed.some((c) => !drained.has(c.webhookId))) this.othersDrained = null; // work again
+    this.claimFailures = 0;
+    this.moreDue = claimed.length === free;
+    return claimed;
   }
 
   /** Starts waiting deliveries whose webhook is below its concurrency limit, oldest first. */
   private pump(): void {
-    const limit = this.core.config.perWebhookConcurrency;
     while (this.running.size < this.core.config.deliveryConcurrency && !this.stopped) {
-      let next: Job[] | undefined;
-      for (const [webhookId, queue] of this.waiting) {
-        if ((next === undefined || queue[0].order < next[0].order) && (this.perWebhook.get(webhookId) ?? 0) < limit) next = queue;
-      }
-      if (next === undefined) return;
-      const item = next.shift()!;
-      if (next.length === 0) this.waiting.delete(item.webhookId);
-      this.waitingById.delete(item.id);
-      this.perWebhook.set(item.webhookId, (this.perWebhook.get(item.webhookId) ?? 0) + 1);
+      const item = this.backlog.start();
+      if (item === undefined) return;
       this.running.set(item.id, this.run(item).finally(() => this.finished(item)));
     }
   }
 
-  private async run(item: Job): Promise<void> {
+  private async run(item: Claimed): Promise<void> {
+    const { leaseMs, deliveryTimeoutMs, recordMarginMs } = this.core.config;
     try {
-      // A delivery that waited for its webhook's turn long enough to risk its lease renews it first.
-      const now = this.core.clock.now();
       // The lease must outlast the attempt (the timeout) and the writing of its result; otherwise a claim could find
-      // the delivery due again right after it was sent and before its success was written.
-      if (item.leaseUntil - now < this.core.config.deliveryTimeoutMs + this.core.config.recordMarginMs) {
-        if (!(await this.queue.renew(item.id, this.id, now + this.core.config.leaseMs))) return;
+      // the delivery due again right after it was sent and before its success was written. A delivery that waited
+      // for its webhook's turn long enough to risk its lease renews it first.
+      const now = this.core.clock.now();
+      if (item.leaseUntil - now < deliveryTimeoutMs + recordMarginMs) {
+        if (!(await this.queue.renew(item.id, this.id, now + leaseMs))) return;
       }
-      const waited = this.core.clock.now() - (item.leaseUntil - this.core.config.leaseMs) > this.core.config.leaseMs / 4;
       // Rows loaded long ago are re-read: the webhook may have been disabled meanwhile.
+      const waited = this.core.clock.now() - (item.leaseUntil - leaseMs) > leaseMs / 4;
       await attemptDelivery(this.core, item.id, {
         owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded,
         successes: this.successes, queue: this.queue, send: this.send,
@@ -221,21 +185,17 @@ export class DeliveryWorker {
 
   private finished(item: Claimed): void {
     this.running.delete(item.id);
-    const n = (this.perWebhook.get(item.webhookId) ?? 1) - 1;
-    if (n > 0) this.perWebhook.set(item.webhookId, n);
-    else this.perWebhook.delete(item.webhookId);
-    const h = (this.held.get(item.webhookId) ?? 1) - 1;
-    if (h > 0) this.held.set(item.webhookId, h);
-    else this.held.delete(item.webhookId);
+    this.backlog.finish(item.webhookId);
     this.pump();
-    if (this.running.size === 0 && this.waitingById.size === 0) for (const resolve of this.whenIdle.splice(0)) resolve();
+    if (this.inFlight === 0) for (const resolve of this.whenIdle.splice(0)) resolve();
     // Claim again when the prefetched work is down to one round (not after every completion). A webhook the claims
-    // passed over is claimed for as soon as it holds less than its cap of two rounds, while most of its second round
-    // still waits: its senders keep going while the claim is out (a 240-row claim takes 10-20 ms on PostgreSQL).
-    if (this.skipped.has(item.webhookId) && h < this.core.config.heldRounds * this.core.config.perWebhookConcurrency) {
+    // passed over is claimed for as soon as it holds less than its cap, while most of its last round still waits:
+    // its senders keep going while the claim is out (a 240-row claim takes 10-20 ms on PostgreSQL).
+    const { heldRounds, perWebhookConcurrency, deliveryConcurrency } = this.core.config;
+    if (this.skipped.has(item.webhookId) && this.backlog.heldBy(item.webhookId) < heldRounds * perWebhookConcurrency) {
       this.skipped.delete(item.webhookId);
       this.wake();
-    } else if (this.moreDue && this.startable() < this.core.config.deliveryConcurrency) {
+    } else if (this.moreDue && this.backlog.startable() < deliveryConcurrency) {
       this.wake();
     }
   }
@@ -252,7 +212,7 @@ export class DeliveryWorker {
 
   /** Number of deliveries claimed by this worker and not finished. */
   get inFlight(): number {
-    return this.running.size + this.waitingById.size;
+    return this.running.size + this.backlog.waitingCount;
   }
 
   /**
@@ -264,7 +224,7 @@ export class DeliveryWorker {
     for (;;) {
       this.wake();
       while (this.ticking) await this.ticking;
-      if (this.running.size === 0 && this.waitingById.size === 0) {
+      if (this.inFlight === 0) {
         await this.successes.idle();
         if (!this.ticking) return;
         continue;
@@ -280,10 +240,7 @@ export class DeliveryWorker {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.wakeups?.close();
     if (this.ticking) await this.ticking;
-    const notStarted = [...this.waiting.values()].flat();
-    this.waiting.clear();
-    this.waitingById.clear();
-    await this.releaseLeases(notStarted);
+    await this.releaseLeases(this.backlog.clear());
     const inFlight = Promise.all([...this.running.values()]);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([

@@ -48,7 +48,8 @@ export abstract class BaseQueue implements DeliveryQueue {
     const key = `${table}:${ids.length}`;
     let query = this.byIdQueries.get(key);
     if (!query) {
-      query = withValues(this.core.db.selectFrom(table).selectAll().where('id', 'in', slots('id', ids.length)).compile());
+      const select = this.core.db.selectFrom(table).selectAll().where('id', 'in', slots('id', ids.length));
+      query = withValues(select.compile());
       this.byIdQueries.set(key, query);
     }
     return query(listValues('id', ids));
