@@ -112,7 +112,9 @@ function delays(env: Env, name: string, fallback: number[]): number[] {
 function databaseUrl(env: Env): string {
   const v = str(env, 'DATABASE_URL', 'sqlite:./data/waypost.db');
   if (v.startsWith('sqlite:')) {
-    if (v.length === 'sqlite:'.length) throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/waypost.db');
+    if (v.length === 'sqlite:'.length) {
+      throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/waypost.db');
+    }
     return v;
   }
   if (/^postgres(ql)?:\/\//.test(v)) return v;
@@ -177,13 +179,20 @@ export function withOverrides(base: Config, overrides: Partial<Config> = {}): Co
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
-  if (!/^[A-Za-z0-9.:_-]+$/.test(host)) throw new ConfigError('HOST', `expected an IP address or host name to listen on, got "${host}"`);
-  const baseUrl = (url(env, 'WAYPOST_BASE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`, ['http:', 'https:']) as string).replace(/\/+$/, '');
+  if (!/^[A-Za-z0-9.:_-]+$/.test(host)) {
+    throw new ConfigError('HOST', `expected an IP address or host name to listen on, got "${host}"`);
+  }
+  const listening = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const baseUrl = (url(env, 'WAYPOST_BASE_URL', listening, ['http:', 'https:']) as string).replace(/\/+$/, '');
   const rateLimit = int(env, 'WAYPOST_RATE_LIMIT', 600, 1);
   const alertEmail = optional(env, 'ALERT_EMAIL');
-  if (alertEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(alertEmail)) throw new ConfigError('ALERT_EMAIL', `not an e-mail address: "${alertEmail}"`);
+  if (alertEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(alertEmail)) {
+    throw new ConfigError('ALERT_EMAIL', `not an e-mail address: "${alertEmail}"`);
+  }
   const secretKey = optional(env, 'WAYPOST_SECRET_KEY');
-  if (secretKey !== null && secretKey.length < 16) throw new ConfigError('WAYPOST_SECRET_KEY', 'must be at least 16 characters');
+  if (secretKey !== null && secretKey.length < 16) {
+    throw new ConfigError('WAYPOST_SECRET_KEY', 'must be at least 16 characters');
+  }
   return Object.freeze({
     port,
     host,
@@ -196,7 +205,10 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     serviceName: (() => {
       const v = str(env, 'WAYPOST_SERVICE_NAME', 'Waypost');
-      if (!/^[A-Za-z][A-Za-z0-9-]{0,31}$/.test(v)) throw new ConfigError('WAYPOST_SERVICE_NAME', `must be letters, digits and dashes (usable in a header name), got "${v}"`);
+      if (!/^[A-Za-z][A-Za-z0-9-]{0,31}$/.test(v)) {
+        const message = `must be letters, digits and dashes (usable in a header name), got "${v}"`;
+        throw new ConfigError('WAYPOST_SERVICE_NAME', message);
+      }
       return v;
     })(),
     restPrefix: pathSegment(env, 'WAYPOST_REST_PREFIX', 'rest'),
@@ -212,7 +224,9 @@ export function loadConfig(env: Env = process.env): Config {
     logRetentionDays: int(env, 'WAYPOST_LOG_RETENTION_DAYS', 30, 1, 3650),
     logLevel: (() => {
       const v = str(env, 'LOG_LEVEL', 'info');
-      if (!LOG_LEVELS.includes(v)) throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${v}"`);
+      if (!LOG_LEVELS.includes(v)) {
+        throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${v}"`);
+      }
       return v;
     })(),
     version: VERSION,

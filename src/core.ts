@@ -22,8 +22,12 @@ export type WriteListener = (trx: Kysely<Database>, change: RecordChange, core: 
 
 /** Filters that in-process hosts may install through the SDK (DESIGN.md "Extension points"). */
 export interface Filters {
-  webhookPayload?: (payload: Record<string, unknown>, ctx: { webhookId: string; eventType: string; deliveryId: string }) => Record<string, unknown> | Promise<Record<string, unknown>>;
-  suppressFailureEmail?: (ctx: { webhookId: string; webhookName: string; eventType: string; attempt: number; level: 'warning' | 'critical' }) => boolean | Promise<boolean>;
+  webhookPayload?: (
+    payload: Record<string, unknown>, ctx: { webhookId: string; eventType: string; deliveryId: string },
+  ) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  suppressFailureEmail?: (ctx: {
+    webhookId: string; webhookName: string; eventType: string; attempt: number; level: 'warning' | 'critical';
+  }) => boolean | Promise<boolean>;
 }
 
 export interface BusEvents {

@@ -26,7 +26,8 @@ export async function sendFailureAlert(core: Core, alert: FailureAlert): Promise
   };
   // alert_level, not level: pino's own `level` is on every line.
   const logged = { webhook: alert.webhook.id, delivery: alert.deliveryId, alert_level: alert.level };
-  const ctx = { webhookId: alert.webhook.id, webhookName: alert.webhook.name, eventType: alert.eventType, attempt: alert.attempt, level: alert.level };
+  const { webhook, eventType, attempt, level } = alert;
+  const ctx = { webhookId: webhook.id, webhookName: webhook.name, eventType, attempt, level };
   if (core.filters.suppressFailureEmail && (await core.filters.suppressFailureEmail(ctx))) {
     row.status = 'suppressed';
   } else if (!core.config.smtpUrl) {
@@ -41,7 +42,7 @@ export async function sendFailureAlert(core: Core, alert: FailureAlert): Promise
     } catch (err) {
       row.status = 'failed';
       row.error = (err as Error).message;
-      core.log.error({ err, webhook: alert.webhook.id, delivery: alert.deliveryId }, 'failure alert could not be e-mailed');
+      core.log.error({ err, webhook: webhook.id, delivery: alert.deliveryId }, 'failure alert could not be e-mailed');
     }
   }
   await core.db.insertInto('alerts').values(row).execute();

@@ -51,7 +51,8 @@ interface Subscriber {
 }
 
 async function activeSubscribers(db: Db): Promise<Subscriber[]> {
-  const rows = await db.selectFrom('webhooks').select(['id', 'events']).where('active', '=', 1).where('deleted_at', 'is', null).orderBy('id').execute();
+  const rows = await db.selectFrom('webhooks').select(['id', 'events'])
+    .where('active', '=', 1).where('deleted_at', 'is', null).orderBy('id').execute();
   return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[] }));
 }
 
@@ -73,8 +74,11 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
     const subscribed = webhooks.filter((w) => w.events.includes(type));
     if (subscribed.length === 0) continue;
     if (change.resource === 'payments' && (await paymentAlreadyCompleted(trx, change.id))) continue;
-    const eventId = await recordEvent(trx, core, { type, resource: change.resource, recordId: change.id, data: change.after });
-    queued += (await queueDeliveries(trx, core, subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type })))).length;
+    const eventId = await recordEvent(trx, core, {
+      type, resource: change.resource, recordId: change.id, data: change.after,
+    });
+    const deliveries = subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type }));
+    queued += (await queueDeliveries(trx, core, deliveries)).length;
   }
   return queued;
 }

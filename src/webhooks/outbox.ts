@@ -40,7 +40,7 @@ export interface NewDelivery {
   redeliveryOf?: string | null;
 }
 
-/** Inserts a pending delivery due now (the first attempt); returns its id (`dlv_…`). Call wakeWorkers() after commit. */
+/** Inserts a pending delivery due now (the first attempt); returns its id (`dlv_…`). wakeWorkers() after commit. */
 export async function queueDelivery(db: Db, core: Core, delivery: NewDelivery): Promise<string> {
   const [id] = await queueDeliveries(db, core, [delivery]);
   return id;

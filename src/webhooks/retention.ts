@@ -34,7 +34,8 @@ export async function pruneDeliveryLog(core: Core): Promise<PruneResult> {
     if (ids.length === 0) break;
     await core.db.transaction().execute(async (trx) => {
       const attempts = await trx.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst();
-      const deliveries = await trx.deleteFrom('deliveries').where('id', 'in', ids).where('status', '!=', 'pending').executeTakeFirst();
+      const deliveries = await trx.deleteFrom('deliveries').where('id', 'in', ids).where('status', '!=', 'pending')
+        .executeTakeFirst();
       result.attempts += Number(attempts.numDeletedRows);
       result.deliveries += Number(deliveries.numDeletedRows);
     });
@@ -43,7 +44,9 @@ export async function pruneDeliveryLog(core: Core): Promise<PruneResult> {
 
   const events = await core.db.deleteFrom('events')
     .where('created_at', '<', cutoff)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.event_id', '=', 'events.id'))))
+    .where((eb) => eb.not(eb.exists(
+      eb.selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.event_id', '=', 'events.id'),
+    )))
     .executeTakeFirst();
   result.events = Number(events.numDeletedRows);
   const alerts = await core.db.deleteFrom('alerts').where('created_at', '<', cutoff).executeTakeFirst();
