@@ -210,7 +210,11 @@ const out = {
   latency_rate_events_per_second: RATE,
   rounds: ROUNDS,
   reported: 'throughput and baseline: median round of each (after one untimed warm-up turn of each); throughput_vs_baseline: median of the per-round ratios',
-  config: { deliveryConcurrency: config.deliveryConcurrency, perWebhookConcurrency: config.perWebhookConcurrency },
+  config: {
+    deliveryConcurrency: config.deliveryConcurrency, perWebhookConcurrency: config.perWebhookConcurrency,
+    prefetchRounds: config.prefetchRounds, heldRounds: config.heldRounds, successBatchMax: config.successBatchMax,
+    gatherBelow: config.gatherBelow, gatherMs: config.gatherMs,
+  },
   // The 1-minute load average at the end: other work on the machine skews both the engine and the baseline.
   machine: { cpus: cpus().length, node: process.version, load_average_1m: Number(loadavg()[0].toFixed(2)) },
   date: new Date().toISOString(),

@@ -28,6 +28,15 @@ export interface Config {
   readonly perWebhookConcurrency: number;
   readonly leaseMs: number;
   readonly pollMs: number;
+  /** Delivery worker tuning (see WORKER_TUNING; defaults measured in docs/PERFORMANCE.md). */
+  readonly prefetchRounds: number;
+  readonly heldRounds: number;
+  readonly successBatchMax: number;
+  readonly gatherBelow: number;
+  readonly gatherMs: number;
+  readonly recordMarginMs: number;
+  readonly claimRetryMs: number;
+  readonly claimRetryMaxMs: number;
   readonly logRetentionDays: number;
   readonly logLevel: string;
   readonly version: string;
@@ -103,7 +112,9 @@ function delays(env: Env, name: string, fallback: number[]): number[] {
 function databaseUrl(env: Env): string {
   const v = str(env, 'DATABASE_URL', 'sqlite:./data/waypost.db');
   if (v.startsWith('sqlite:')) {
-    if (v.length === 'sqlite:'.length) throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/waypost.db');
+    if (v.length === 'sqlite:'.length) {
+      throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/waypost.db');
+    }
     return v;
   }
   if (/^postgres(ql)?:\/\//.test(v)) return v;
@@ -114,16 +125,74 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export const DEFAULT_RETRY_DELAYS_MS = [60_000, 300_000, 900_000, 1_800_000];
 export const VERSION = '0.1.0';
 
+type IntField = { env: string; fallback: number; min: number; max: number };
+
+/** The delivery worker's whole-number settings: variable, default, range (also checked on SDK overrides). */
+const DELIVERY_INTS = {
+  deliveryTimeoutMs: { env: 'WAYPOST_DELIVERY_TIMEOUT_MS', fallback: 30_000, min: 1, max: 600_000 },
+  deliveryConcurrency: { env: 'WAYPOST_DELIVERY_CONCURRENCY', fallback: 64, min: 1, max: 10_000 },
+  perWebhookConcurrency: { env: 'WAYPOST_WEBHOOK_CONCURRENCY', fallback: 16, min: 1, max: 10_000 },
+  leaseMs: { env: 'WAYPOST_LEASE_MS', fallback: 60_000, min: 100, max: Number.MAX_SAFE_INTEGER },
+  pollMs: { env: 'WAYPOST_POLL_MS', fallback: 1_000, min: 10, max: 3_600_000 },
+  // Rounds of deliveryConcurrency claimed ahead of the senders (2 -> 4 halved the claims' cost).
+  prefetchRounds: { env: 'WAYPOST_PREFETCH_ROUNDS', fallback: 4, min: 1, max: 64 },
+  // Rounds of perWebhookConcurrency one webhook may hold before claims pass over it (a slow one cannot starve others).
+  heldRounds: { env: 'WAYPOST_WEBHOOK_HELD_ROUNDS', fallback: 2, min: 1, max: 64 },
+  successBatchMax: { env: 'WAYPOST_SUCCESS_BATCH_MAX', fallback: 200, min: 1, max: 10_000 },
+  // A success batch smaller than this waits gatherMs for more: one commit then serves many successes.
+  gatherBelow: { env: 'WAYPOST_SUCCESS_GATHER_BELOW', fallback: 32, min: 0, max: 10_000 },
+  gatherMs: { env: 'WAYPOST_SUCCESS_GATHER_MS', fallback: 5, min: 0, max: 1_000 },
+  // Time a lease must outlast an attempt's timeout, for the result to be written.
+  recordMarginMs: { env: 'WAYPOST_RECORD_MARGIN_MS', fallback: 1_000, min: 0, max: 600_000 },
+  claimRetryMs: { env: 'WAYPOST_CLAIM_RETRY_MS', fallback: 100, min: 1, max: 600_000 },
+  claimRetryMaxMs: { env: 'WAYPOST_CLAIM_RETRY_MAX_MS', fallback: 5_000, min: 1, max: 3_600_000 },
+} satisfies Record<string, IntField>;
+
+type DeliveryInts = { -readonly [K in keyof typeof DELIVERY_INTS]: number };
+
+function ints(env: Env, fields: typeof DELIVERY_INTS): DeliveryInts {
+  const out: Record<string, number> = {};
+  for (const [key, f] of Object.entries(fields)) out[key] = int(env, f.env, f.fallback, f.min, f.max);
+  return out as DeliveryInts;
+}
+
+/**
+ * The configuration with an SDK caller's overrides, checked like the environment: a bad value throws a ConfigError
+ * naming the field (`config.prefetchRounds`).
+ */
+export function withOverrides(base: Config, overrides: Partial<Config> = {}): Config {
+  for (const [key, f] of Object.entries(DELIVERY_INTS) as Array<[keyof DeliveryInts, IntField]>) {
+    const v: unknown = overrides[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < f.min || v > f.max) {
+      throw new ConfigError(`config.${key}`, `expected a whole number from ${f.min} to ${f.max}, got ${String(v)}`);
+    }
+  }
+  const delaysMs: unknown = overrides.retryDelaysMs;
+  if (delaysMs !== undefined && (!Array.isArray(delaysMs)
+    || delaysMs.some((d) => typeof d !== 'number' || !Number.isInteger(d) || d < 0))) {
+    throw new ConfigError('config.retryDelaysMs', 'expected a list of whole millisecond delays');
+  }
+  return Object.freeze({ ...base, ...overrides });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = str(env, 'HOST', '127.0.0.1');
-  if (!/^[A-Za-z0-9.:_-]+$/.test(host)) throw new ConfigError('HOST', `expected an IP address or host name to listen on, got "${host}"`);
-  const baseUrl = (url(env, 'WAYPOST_BASE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`, ['http:', 'https:']) as string).replace(/\/+$/, '');
+  if (!/^[A-Za-z0-9.:_-]+$/.test(host)) {
+    throw new ConfigError('HOST', `expected an IP address or host name to listen on, got "${host}"`);
+  }
+  const listening = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const baseUrl = (url(env, 'WAYPOST_BASE_URL', listening, ['http:', 'https:']) as string).replace(/\/+$/, '');
   const rateLimit = int(env, 'WAYPOST_RATE_LIMIT', 600, 1);
   const alertEmail = optional(env, 'ALERT_EMAIL');
-  if (alertEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(alertEmail)) throw new ConfigError('ALERT_EMAIL', `not an e-mail address: "${alertEmail}"`);
+  if (alertEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(alertEmail)) {
+    throw new ConfigError('ALERT_EMAIL', `not an e-mail address: "${alertEmail}"`);
+  }
   const secretKey = optional(env, 'WAYPOST_SECRET_KEY');
-  if (secretKey !== null && secretKey.length < 16) throw new ConfigError('WAYPOST_SECRET_KEY', 'must be at least 16 characters');
+  if (secretKey !== null && secretKey.length < 16) {
+    throw new ConfigError('WAYPOST_SECRET_KEY', 'must be at least 16 characters');
+  }
   return Object.freeze({
     port,
     host,
@@ -136,7 +205,10 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     serviceName: (() => {
       const v = str(env, 'WAYPOST_SERVICE_NAME', 'Waypost');
-      if (!/^[A-Za-z][A-Za-z0-9-]{0,31}$/.test(v)) throw new ConfigError('WAYPOST_SERVICE_NAME', `must be letters, digits and dashes (usable in a header name), got "${v}"`);
+      if (!/^[A-Za-z][A-Za-z0-9-]{0,31}$/.test(v)) {
+        const message = `must be letters, digits and dashes (usable in a header name), got "${v}"`;
+        throw new ConfigError('WAYPOST_SERVICE_NAME', message);
+      }
       return v;
     })(),
     restPrefix: pathSegment(env, 'WAYPOST_REST_PREFIX', 'rest'),
@@ -148,15 +220,13 @@ export function loadConfig(env: Env = process.env): Config {
     authFailLimit: int(env, 'WAYPOST_AUTH_FAIL_LIMIT', 30, 1),
     allowPrivateTargets: bool(env, 'WAYPOST_ALLOW_PRIVATE_TARGETS', false),
     retryDelaysMs: Object.freeze(delays(env, 'WAYPOST_RETRY_DELAYS_MS', DEFAULT_RETRY_DELAYS_MS)),
-    deliveryTimeoutMs: int(env, 'WAYPOST_DELIVERY_TIMEOUT_MS', 30_000, 1, 600_000),
-    deliveryConcurrency: int(env, 'WAYPOST_DELIVERY_CONCURRENCY', 64, 1, 10_000),
-    perWebhookConcurrency: int(env, 'WAYPOST_WEBHOOK_CONCURRENCY', 16, 1, 10_000),
-    leaseMs: int(env, 'WAYPOST_LEASE_MS', 60_000, 100),
-    pollMs: int(env, 'WAYPOST_POLL_MS', 1_000, 10, 3_600_000),
+    ...ints(env, DELIVERY_INTS),
     logRetentionDays: int(env, 'WAYPOST_LOG_RETENTION_DAYS', 30, 1, 3650),
     logLevel: (() => {
       const v = str(env, 'LOG_LEVEL', 'info');
-      if (!LOG_LEVELS.includes(v)) throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${v}"`);
+      if (!LOG_LEVELS.includes(v)) {
+        throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${v}"`);
+      }
       return v;
     })(),
     version: VERSION,

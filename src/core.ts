@@ -9,6 +9,8 @@ import type { Database } from './store/tables.js';
 import type { Resource } from './records/schemas.js';
 import type { RecordChange } from './host/changes.js';
 
+export type { RecordChange };
+
 /** Injectable time: the worker's schedule, leases and the rate limiter read it; tests pass a fake. */
 export interface Clock {
   now(): number; // ms since the epoch
@@ -20,8 +22,12 @@ export type WriteListener = (trx: Kysely<Database>, change: RecordChange, core: 
 
 /** Filters that in-process hosts may install through the SDK (DESIGN.md "Extension points"). */
 export interface Filters {
-  webhookPayload?: (payload: Record<string, unknown>, ctx: { webhookId: string; eventType: string; deliveryId: string }) => Record<string, unknown> | Promise<Record<string, unknown>>;
-  suppressFailureEmail?: (ctx: { webhookId: string; webhookName: string; eventType: string; attempt: number; level: 'warning' | 'critical' }) => boolean | Promise<boolean>;
+  webhookPayload?: (
+    payload: Record<string, unknown>, ctx: { webhookId: string; eventType: string; deliveryId: string },
+  ) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  suppressFailureEmail?: (ctx: {
+    webhookId: string; webhookName: string; eventType: string; attempt: number; level: 'warning' | 'critical';
+  }) => boolean | Promise<boolean>;
 }
 
 export interface BusEvents {
@@ -35,6 +41,13 @@ export interface BusEvents {
 
 export class Bus extends EventEmitter<BusEvents> {}
 
+/** The console's settings as capabilities read them (kept by src/admin/settings.ts, which Core's builder wires in). */
+export interface SettingsReader {
+  /** Where failure alerts go: the setting, ALERT_EMAIL, or the first admin's address; null when none is known. */
+  alertEmail(): Promise<string | null>;
+  logRetentionDays(): Promise<number>;
+}
+
 export interface Core {
   readonly config: Config;
   readonly store: Store;
@@ -44,4 +57,5 @@ export interface Core {
   readonly bus: Bus;
   readonly writeListeners: WriteListener[];
   readonly filters: Filters;
+  readonly settings: SettingsReader;
 }

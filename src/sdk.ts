@@ -2,8 +2,9 @@
 // build on this one object.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { loadConfig, type Config, type Role } from './config.js';
-import { Bus, systemClock, type Clock, type Core, type Filters } from './core.js';
+import { loadConfig, withOverrides, type Config, type Role } from './config.js';
+import { Bus, systemClock, type Clock, type Core, type Filters, type SettingsReader } from './core.js';
+import { getAdminSettings } from './admin/settings.js';
 import { createLogger } from './log.js';
 import { openStore } from './store/db.js';
 import { migrate } from './store/migrate.js';
@@ -44,11 +45,17 @@ export interface Waypost {
 }
 
 export async function createWaypost(options: WaypostOptions = {}): Promise<Waypost> {
-  const config: Config = Object.freeze({ ...loadConfig(options.env ?? process.env), ...options.config });
+  const config: Config = withOverrides(loadConfig(options.env ?? process.env), options.config);
   const log = options.logger ?? createLogger(config.logLevel);
   const store = openStore(config.databaseUrl);
   const filters: Filters = options.filters ?? {};
-  const core: Core = { config, store, db: store.db, log, clock: options.clock ?? systemClock, bus: new Bus(), writeListeners: [], filters };
+  const settings: SettingsReader = {
+    alertEmail: async () => (await getAdminSettings(core)).alert_email,
+    logRetentionDays: async () => (await getAdminSettings(core)).log_retention_days,
+  };
+  const core: Core = {
+    config, store, db: store.db, log, clock: options.clock ?? systemClock, bus: new Bus(), writeListeners: [], filters, settings,
+  };
   try {
     if (options.migrate !== false) await migrate(store.db);
   } catch (err) {

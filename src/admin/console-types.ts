@@ -1,76 +1,8 @@
-// The JSON shapes the admin API answers with for the delivery log, the alerts and API key usage. This file imports
-// nothing, so the console (web/, compiled separately for the browser) uses these very types instead of copies.
-
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
-export type AlertLevel = 'warning' | 'critical';
-/** stored: no SMTP configured; suppressed: a host filter decided not to send it. */
-export type AlertStatus = 'sent' | 'stored' | 'failed' | 'suppressed';
-
-export interface DeliveryView {
-  id: string;
-  webhook_id: string;
-  webhook_name: string | null;
-  event_id: string;
-  event_type: string;
-  /** The record the event concerns (e.g. bookings 1042); null for events about no record. */
-  resource: string | null;
-  record_id: number | null;
-  status: DeliveryStatus;
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  cancel_reason: string | null;
-  redelivery_of: string | null;
-  test: boolean;
-  created_at: string;
-  completed_at: string | null;
-}
-
-/** A webhook the delivery log can be filtered by, deleted ones included (their deliveries stay in the log). */
-export interface LogWebhook {
-  id: string;
-  name: string;
-  deleted: boolean;
-}
-
-export interface AttemptView {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  request: { url: string; headers: Record<string, string>; body: string };
-  response: { status: number; headers: Record<string, string>; body: string } | null;
-  error: string | null;
-  success: boolean;
-}
-
-/** A delivery with its event envelope; `attempts` is the list here (its count is `attempt_count`). */
-export interface DeliveryDetail extends Omit<DeliveryView, 'attempts'> {
-  attempt_count: number;
-  event: { id: string; type: string; created_at: string; data: unknown } | null;
-  attempts: AttemptView[];
-}
-
-export interface Page<T> {
-  items: T[];
-  total: number;
-  page: number;
-  perpage: number;
-}
-
-export interface AlertView {
-  id: string;
-  webhook_id: string;
-  webhook_name: string | null;
-  delivery_id: string | null;
-  level: AlertLevel;
-  recipient: string | null;
-  subject: string;
-  body: string;
-  status: AlertStatus;
-  error: string | null;
-  created_at: string;
-}
+// The JSON shapes the admin API answers with: the delivery log's (src/webhooks/views.ts), the alerts'
+// (src/alerts/views.ts) and API key usage. These files import nothing else, so the console (web/, compiled
+// separately for the browser) uses these very types instead of copies.
+export type { AttemptView, DeliveryDetail, DeliveryStatus, DeliveryView, LogWebhook, Page } from '../webhooks/views.js';
+export type { AlertLevel, AlertStatus, AlertView } from '../alerts/views.js';
 
 export interface UsageCounts {
   requests: number;

@@ -1,7 +1,7 @@
 // The text of a failure e-mail: what failed, where, how often, what the receiver said, what happens next, and
 // where to look in the console.
 import type { Config } from '../config.js';
-import type { AlertLevel } from '../admin/console-types.js';
+import type { AlertLevel } from './views.js';
 
 export type { AlertLevel };
 
@@ -22,13 +22,16 @@ export function consoleLink(config: Pick<Config, 'baseUrl'>, deliveryId: string)
   return `${config.baseUrl}/admin/#/logs?delivery=${encodeURIComponent(deliveryId)}`;
 }
 
-export function composeAlert(config: Pick<Config, 'baseUrl' | 'serviceName'>, a: FailureAlert): { subject: string; body: string } {
+export function composeAlert(
+  config: Pick<Config, 'baseUrl' | 'serviceName'>, a: FailureAlert,
+): { subject: string; body: string } {
   const name = `"${a.webhook.name}"`;
   const subject = a.level === 'critical'
     ? `[${config.serviceName}] Critical: webhook ${name} disabled after ${a.attempt} failed attempts`
     : `[${config.serviceName}] Warning: webhook ${name} failed attempt ${a.attempt} of ${a.totalAttempts}`;
   const next = a.level === 'critical'
-    ? `No further attempts: the webhook has been disabled and its pending deliveries cancelled.\nFix the receiver, re-enable the webhook in the console, then redeliver the failed deliveries from the log.`
+    ? 'No further attempts: the webhook has been disabled and its pending deliveries cancelled.\n'
+      + 'Fix the receiver, re-enable the webhook in the console, then redeliver the failed deliveries from the log.'
     : `Next attempt: ${a.nextAttemptAt ?? 'none'} (attempt ${a.attempt + 1} of ${a.totalAttempts}).`;
   const body = [
     a.level === 'critical'

@@ -3,16 +3,15 @@
 // its outcome: sent, failed (with the SMTP error), stored, or suppressed by filters.suppressFailureEmail.
 import type { Core } from '../core.js';
 import { newId } from '../ids.js';
-import { getAdminSettings } from '../admin/settings.js';
 import { composeAlert, type AlertLevel, type FailureAlert } from './compose.js';
 import { sendMail } from './mailer.js';
-import type { AlertRow } from '../webhooks/tables.js';
+import type { AlertRow } from './tables.js';
 
 export type { AlertLevel, FailureAlert } from './compose.js';
 
 export async function sendFailureAlert(core: Core, alert: FailureAlert): Promise<AlertRow> {
   const { subject, body } = composeAlert(core.config, alert);
-  const recipient = (await getAdminSettings(core)).alert_email;
+  const recipient = await core.settings.alertEmail();
   const row: AlertRow = {
     id: newId('alt', core.clock.now()),
     webhook_id: alert.webhook.id,
@@ -27,7 +26,8 @@ export async function sendFailureAlert(core: Core, alert: FailureAlert): Promise
   };
   // alert_level, not level: pino's own `level` is on every line.
   const logged = { webhook: alert.webhook.id, delivery: alert.deliveryId, alert_level: alert.level };
-  const ctx = { webhookId: alert.webhook.id, webhookName: alert.webhook.name, eventType: alert.eventType, attempt: alert.attempt, level: alert.level };
+  const { webhook, eventType, attempt, level } = alert;
+  const ctx = { webhookId: webhook.id, webhookName: webhook.name, eventType, attempt, level };
   if (core.filters.suppressFailureEmail && (await core.filters.suppressFailureEmail(ctx))) {
     row.status = 'suppressed';
   } else if (!core.config.smtpUrl) {
@@ -42,7 +42,7 @@ export async function sendFailureAlert(core: Core, alert: FailureAlert): Promise
     } catch (err) {
       row.status = 'failed';
       row.error = (err as Error).message;
-      core.log.error({ err, webhook: alert.webhook.id, delivery: alert.deliveryId }, 'failure alert could not be e-mailed');
+      core.log.error({ err, webhook: webhook.id, delivery: alert.deliveryId }, 'failure alert could not be e-mailed');
     }
   }
   await core.db.insertInto('alerts').values(row).execute();

@@ -3,6 +3,7 @@
 // strings on both dialects: one code path, and ISO strings sort correctly as text.
 import type { Generated } from 'kysely';
 import type { WebhookTables } from '../webhooks/tables.js';
+import type { AlertTables } from '../alerts/tables.js';
 import type { AdminTables } from '../admin/tables.js';
 import type { ApiTables } from '../api/tables.js';
 
@@ -112,6 +113,6 @@ export interface RecordTables {
   import_progress: ImportProgressRow;
 }
 
-export interface Database extends RecordTables, WebhookTables, AdminTables, ApiTables {}
+export interface Database extends RecordTables, WebhookTables, AlertTables, AdminTables, ApiTables {}
 
 export type { Generated };

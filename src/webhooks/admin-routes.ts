@@ -4,8 +4,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import { EVENT_TYPES } from './catalog.js';
-import { getDelivery, listAlerts, listDeliveries, listLogWebhooks, redeliver, type DeliveryQuery } from './delivery-log.js';
-import { createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, revealSecret, rotateSecret, updateWebhook } from './manage.js';
+import {
+  getDelivery, listAlerts, listDeliveries, listLogWebhooks, redeliver, type DeliveryQuery,
+} from './delivery-log.js';
+import {
+  createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, revealSecret,
+  rotateSecret, updateWebhook,
+} from './manage.js';
 import { recoverDeliveries } from './recover.js';
 import { sendTestEvent } from './test-send.js';
 
@@ -38,15 +43,19 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
   app.post<IdParams>('/webhooks/:id/recover', async (req) => recoverDeliveries(core, req.params.id, req.body ?? {}));
 
   // The secret is never part of a webhook's representation; only these two answers carry it.
-  app.get<IdParams>('/webhooks/:id/secret', async (req, reply) => reply.header('cache-control', 'no-store').send(await revealSecret(core, req.params.id)));
-  app.post<IdParams>('/webhooks/:id/secret/rotate', async (req, reply) => reply.header('cache-control', 'no-store').send(await rotateSecret(core, req.params.id)));
+  app.get<IdParams>('/webhooks/:id/secret', async (req, reply) =>
+    reply.header('cache-control', 'no-store').send(await revealSecret(core, req.params.id)));
+  app.post<IdParams>('/webhooks/:id/secret/rotate', async (req, reply) =>
+    reply.header('cache-control', 'no-store').send(await rotateSecret(core, req.params.id)));
 
-  app.post<IdParams & { Body: { event_type?: unknown } | null }>('/webhooks/:id/test', async (req) => sendTestEvent(core, req.params.id, req.body?.event_type));
+  app.post<IdParams & { Body: { event_type?: unknown } | null }>('/webhooks/:id/test', async (req) =>
+    sendTestEvent(core, req.params.id, req.body?.event_type));
 
   app.get<{ Querystring: DeliveryQuery }>('/deliveries', async (req) => listDeliveries(core, req.query));
   app.get('/deliveries/webhooks', async () => listLogWebhooks(core));
   app.get<IdParams>('/deliveries/:id', async (req) => getDelivery(core, req.params.id));
-  app.post<IdParams>('/deliveries/:id/redeliver', async (req, reply) => reply.code(201).send(await redeliver(core, req.params.id)));
+  app.post<IdParams>('/deliveries/:id/redeliver', async (req, reply) =>
+    reply.code(201).send(await redeliver(core, req.params.id)));
 
   app.get<{ Querystring: { page?: string; perpage?: string } }>('/alerts', async (req) => listAlerts(core, req.query));
 }

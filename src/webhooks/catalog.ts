@@ -23,13 +23,17 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
   { type: 'booking.updated', label: 'Booking Updated', description: 'An existing booking changes.' },
   {
     type: 'booking.payment.completed', label: 'Booking Payment Completed',
-    description: 'A payment of a booking becomes paid (completed, captured, partially paid, check or voucher received).',
+    description:
+      'A payment of a booking becomes paid (completed, captured, partially paid, check or voucher received).',
   },
   {
     type: 'booking.due.payment.completed', label: 'Booking Due Payment Completed',
     description: 'A due (balance) payment of a booking becomes paid.',
   },
-  { type: 'customer.created', label: 'Customer Created', description: 'A new customer (or a new e-mail on a booking) is seen.' },
+  {
+    type: 'customer.created', label: 'Customer Created',
+    description: 'A new customer (or a new e-mail on a booking) is seen.',
+  },
   { type: 'enquiry.created', label: 'Enquiry Created', description: 'A trip enquiry is created.' },
   { type: 'review.created', label: 'Review Created', description: 'A trip review is created.' },
 ];

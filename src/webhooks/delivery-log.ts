@@ -7,13 +7,15 @@ import { RESOURCES } from '../records/schemas.js';
 import { isEventType } from './catalog.js';
 import { webhookRow } from './manage.js';
 import { queueDelivery, wakeWorkers } from './outbox.js';
-import type { AlertRow, DeliveryRow, DeliveryStatus } from './tables.js';
+import type { DeliveryRow, DeliveryStatus } from './tables.js';
+import type { AlertRow } from '../alerts/tables.js';
+import type { AlertView } from '../alerts/views.js';
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
 /** The resources events concern (events.resource), for the search by record id. */
 const RECORD_RESOURCES: readonly string[] = RESOURCES;
 
-import type { AttemptView, AlertView, DeliveryDetail, DeliveryView, LogWebhook, Page } from '../admin/console-types.js';
+import type { AttemptView, DeliveryDetail, DeliveryView, LogWebhook, Page } from './views.js';
 
 export type { AttemptView, AlertView, DeliveryDetail, DeliveryView, LogWebhook, Page };
 
@@ -37,19 +39,27 @@ export interface DeliveryQuery {
 function positiveInt(name: string, value: number | string | undefined, fallback: number, max: number): number {
   if (value === undefined || value === '') return fallback;
   const n = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw invalidParameter(name, `must be a whole number from 1 to ${max}`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw invalidParameter(name, `must be a whole number from 1 to ${max}`);
+  }
   return n;
 }
 
 function isoParam(name: string, value: string | undefined): string | null {
   if (value === undefined || value === '') return null;
   const t = Date.parse(value);
-  if (Number.isNaN(t)) throw invalidParameter(name, `must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z (got "${value}")`);
+  if (Number.isNaN(t)) {
+    throw invalidParameter(name, `must be an ISO 8601 time, e.g. 2026-01-31T00:00:00Z (got "${value}")`);
+  }
   return iso(t);
 }
 
-export function pageParams(query: { page?: number | string; perpage?: number | string }): { page: number; perpage: number } {
-  return { page: positiveInt('page', query.page, 1, 1_000_000), perpage: positiveInt('perpage', query.perpage, 20, 100) };
+export function pageParams(
+  query: { page?: number | string; perpage?: number | string },
+): { page: number; perpage: number } {
+  return {
+    page: positiveInt('page', query.page, 1, 1_000_000), perpage: positiveInt('perpage', query.perpage, 20, 100),
+  };
 }
 
 // ---------- reading ----------
@@ -85,7 +95,10 @@ function deliveriesJoined(core: Core) {
     .leftJoin('webhooks', 'webhooks.id', 'deliveries.webhook_id')
     .leftJoin('events', 'events.id', 'deliveries.event_id')
     .selectAll('deliveries')
-    .select(['webhooks.name as webhook_name', 'events.test as test', 'events.resource as resource', 'events.record_id as record_id']);
+    .select([
+      'webhooks.name as webhook_name', 'events.test as test', 'events.resource as resource',
+      'events.record_id as record_id',
+    ]);
 }
 
 /** Deliveries newest first, filtered by webhook, event type, status and creation time. */
@@ -94,10 +107,13 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
     if (Array.isArray(value)) throw invalidParameter(name, 'give it once');
   }
   const { page, perpage } = pageParams(query);
-  if (query.status !== undefined && query.status !== '' && !(DELIVERY_STATUSES as readonly string[]).includes(query.status)) {
+  const statuses: readonly string[] = DELIVERY_STATUSES;
+  if (query.status !== undefined && query.status !== '' && !statuses.includes(query.status)) {
     throw invalidParameter('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
   }
-  if (query.event_type !== undefined && query.event_type !== '' && !isEventType(query.event_type)) throw invalidParameter('event_type', 'is not a known event type');
+  if (query.event_type !== undefined && query.event_type !== '' && !isEventType(query.event_type)) {
+    throw invalidParameter('event_type', 'is not a known event type');
+  }
   const since = isoParam('since', query.since);
   const until = isoParam('until', query.until);
   const recordId = query.record_id === undefined || query.record_id === '' ? null
@@ -109,7 +125,9 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
   if (resource !== null && recordId === null) throw invalidParameter('record_id', 'give it with resource');
   for (const name of ['delivery_id', 'event_id'] as const) {
     const value = query[name];
-    if (value !== undefined && (typeof value !== 'string' || value.length > 100)) throw invalidParameter(name, 'must be an id of at most 100 characters');
+    if (value !== undefined && (typeof value !== 'string' || value.length > 100)) {
+      throw invalidParameter(name, 'must be an id of at most 100 characters');
+    }
   }
 
   let base = core.db.selectFrom('deliveries');
@@ -125,13 +143,16 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
   if (query.event_id) base = base.where('deliveries.event_id', '=', query.event_id);
   if (recordId !== null) {
     base = base.where('deliveries.event_id', 'in', core.db.selectFrom('events').select('events.id')
-      .where('events.resource', 'in', resource ? [resource] : [...RECORD_RESOURCES]).where('events.record_id', '=', recordId));
+      .where('events.resource', 'in', resource ? [resource] : [...RECORD_RESOURCES])
+      .where('events.record_id', '=', recordId));
   }
   // Ids are time-sortable: newest first by id uses the primary key, or (webhook_id, id) for one webhook.
   const ids = await base.select('deliveries.id').orderBy('deliveries.id', 'desc')
     .limit(perpage).offset((page - 1) * perpage).execute();
   const counted = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  const rows = ids.length ? await deliveriesJoined(core).where('deliveries.id', 'in', ids.map((r) => r.id)).execute() : [];
+  const rows = ids.length
+    ? await deliveriesJoined(core).where('deliveries.id', 'in', ids.map((r) => r.id)).execute()
+    : [];
   const byId = new Map(rows.map((r) => [r.id, r as DeliveryJoined]));
   return { items: ids.map((r) => deliveryView(byId.get(r.id)!)), total: Number(counted.n), page, perpage };
 }
@@ -155,17 +176,21 @@ export async function getDeliveryView(core: Core, id: string): Promise<DeliveryV
 export async function getDelivery(core: Core, id: string): Promise<DeliveryDetail> {
   const delivery = await getDeliveryView(core, id);
   const event = await core.db.selectFrom('events').selectAll().where('id', '=', delivery.event_id).executeTakeFirst();
-  const attempts = await core.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt', 'asc').execute();
+  const attempts = await core.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', id)
+    .orderBy('attempt', 'asc').execute();
   return {
     ...delivery,
     attempt_count: delivery.attempts,
-    event: event ? { id: event.id, type: event.type, created_at: event.created_at, data: parseJson(event.data, null) } : null,
+    event: event
+      ? { id: event.id, type: event.type, created_at: event.created_at, data: parseJson(event.data, null) }
+      : null,
     attempts: attempts.map((a) => ({
       attempt: a.attempt,
       started_at: a.started_at,
       duration_ms: a.duration_ms,
       request: { url: a.request_url, headers: parseJson(a.request_headers, {}), body: a.request_body },
-      response: a.response_status === null ? null : { status: a.response_status, headers: parseJson(a.response_headers, {}), body: a.response_body ?? '' },
+      response: a.response_status === null ? null
+        : { status: a.response_status, headers: parseJson(a.response_headers, {}), body: a.response_body ?? '' },
       error: a.error,
       success: a.success === 1,
     })),
@@ -187,11 +212,19 @@ export async function redeliver(core: Core, id: string): Promise<DeliveryView> {
     const original = await trx.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     if (!original) throw notFound(`Delivery ${id}`);
     const webhook = await webhookRow(trx, original.webhook_id);
-    if (!webhook || webhook.deleted_at !== null) throw conflict('webhook_deleted', `The webhook ${original.webhook_id} of this delivery was deleted, so it cannot be redelivered.`);
-    if (webhook.active !== 1) {
-      throw conflict('webhook_disabled', `The webhook "${webhook.name}" is disabled${webhook.disabled_reason ? ` (${webhook.disabled_reason.replace(/\.$/, '')})` : ''}. Re-enable it first, then redeliver.`);
+    if (!webhook || webhook.deleted_at !== null) {
+      const detail = `The webhook ${original.webhook_id} of this delivery was deleted, so it cannot be redelivered.`;
+      throw conflict('webhook_deleted', detail);
     }
-    return queueDelivery(trx, core, { webhookId: original.webhook_id, eventId: original.event_id, eventType: original.event_type, redeliveryOf: original.id });
+    if (webhook.active !== 1) {
+      const why = webhook.disabled_reason ? ` (${webhook.disabled_reason.replace(/\.$/, '')})` : '';
+      const detail = `The webhook "${webhook.name}" is disabled${why}. Re-enable it first, then redeliver.`;
+      throw conflict('webhook_disabled', detail);
+    }
+    return queueDelivery(trx, core, {
+      webhookId: original.webhook_id, eventId: original.event_id, eventType: original.event_type,
+      redeliveryOf: original.id,
+    });
   });
   wakeWorkers(core);
   core.log.info({ deliveryId: newId, redeliveryOf: id }, 'redelivery queued');
@@ -200,7 +233,9 @@ export async function redeliver(core: Core, id: string): Promise<DeliveryView> {
 
 // ---------- alerts ----------
 
-export async function listAlerts(core: Core, query: { page?: number | string; perpage?: number | string } = {}): Promise<Page<AlertView>> {
+export async function listAlerts(
+  core: Core, query: { page?: number | string; perpage?: number | string } = {},
+): Promise<Page<AlertView>> {
   const { page, perpage } = pageParams(query);
   const rows = await core.db.selectFrom('alerts')
     .leftJoin('webhooks', 'webhooks.id', 'alerts.webhook_id')
@@ -209,5 +244,6 @@ export async function listAlerts(core: Core, query: { page?: number | string; pe
     .limit(perpage).offset((page - 1) * perpage)
     .execute();
   const counted = await core.db.selectFrom('alerts').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  return { items: rows.map((r) => ({ ...r, webhook_name: r.webhook_name ?? null })), total: Number(counted.n), page, perpage };
+  const items = rows.map((r) => ({ ...r, webhook_name: r.webhook_name ?? null }));
+  return { items, total: Number(counted.n), page, perpage };
 }

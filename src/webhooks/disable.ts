@@ -4,18 +4,26 @@ import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import type { Database } from '../store/tables.js';
 
-/** Sets active=0 with the reason and cancels the webhook's pending deliveries. Pass a transaction to make it atomic with other writes. */
-export async function disableWebhook(db: Kysely<Database>, core: Core, webhookId: string, reason: string): Promise<void> {
+/** Sets active=0 with the reason and cancels the webhook's pending deliveries (in the caller's transaction, if any). */
+export async function disableWebhook(
+  db: Kysely<Database>, core: Core, webhookId: string, reason: string,
+): Promise<void> {
   const now = new Date(core.clock.now()).toISOString();
-  await db.updateTable('webhooks').set({ active: 0, disabled_reason: reason, updated_at: now }).where('id', '=', webhookId).execute();
+  await db.updateTable('webhooks').set({ active: 0, disabled_reason: reason, updated_at: now })
+    .where('id', '=', webhookId).execute();
   await cancelPending(db, core, webhookId, `webhook disabled: ${reason}`);
 }
 
 /** Cancels a webhook's pending deliveries (those in flight finish their current attempt, then find it cancelled). */
-export async function cancelPending(db: Kysely<Database>, core: Core, webhookId: string, reason: string): Promise<number> {
+export async function cancelPending(
+  db: Kysely<Database>, core: Core, webhookId: string, reason: string,
+): Promise<number> {
   const now = new Date(core.clock.now()).toISOString();
   const res = await db.updateTable('deliveries')
-    .set({ status: 'cancelled', cancel_reason: reason, next_attempt_at: null, lease_owner: null, lease_until: null, updated_at: now, completed_at: now })
+    .set({
+      status: 'cancelled', cancel_reason: reason, next_attempt_at: null, lease_owner: null, lease_until: null,
+      updated_at: now, completed_at: now,
+    })
     .where('webhook_id', '=', webhookId)
     .where('status', '=', 'pending')
     .executeTakeFirst();

@@ -3,8 +3,7 @@
 // event (the transactional outbox). An event nobody subscribes to is not stored.
 import type { Kysely } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
-import type { Core } from '../core.js';
-import type { RecordChange } from '../host/changes.js';
+import type { Core, RecordChange } from '../core.js';
 import { isLegacyEngine } from '../records/normalize.js';
 import { PAID_PAYMENT_STATUSES, type Booking, type Payment } from '../records/schemas.js';
 import type { Database } from '../store/tables.js';
@@ -52,7 +51,8 @@ interface Subscriber {
 }
 
 async function activeSubscribers(db: Db): Promise<Subscriber[]> {
-  const rows = await db.selectFrom('webhooks').select(['id', 'events']).where('active', '=', 1).where('deleted_at', 'is', null).orderBy('id').execute();
+  const rows = await db.selectFrom('webhooks').select(['id', 'events'])
+    .where('active', '=', 1).where('deleted_at', 'is', null).orderBy('id').execute();
   return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[] }));
 }
 
@@ -74,8 +74,11 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
     const subscribed = webhooks.filter((w) => w.events.includes(type));
     if (subscribed.length === 0) continue;
     if (change.resource === 'payments' && (await paymentAlreadyCompleted(trx, change.id))) continue;
-    const eventId = await recordEvent(trx, core, { type, resource: change.resource, recordId: change.id, data: change.after });
-    queued += (await queueDeliveries(trx, core, subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type })))).length;
+    const eventId = await recordEvent(trx, core, {
+      type, resource: change.resource, recordId: change.id, data: change.after,
+    });
+    const deliveries = subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type }));
+    queued += (await queueDeliveries(trx, core, deliveries)).length;
   }
   return queued;
 }

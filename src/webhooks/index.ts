@@ -5,7 +5,7 @@ import { closeMailer } from '../alerts/mailer.js';
 import { recordEventsForChange } from './events.js';
 import { wakeWorkers } from './outbox.js';
 import { closeTargetAgent } from './send.js';
-import { DeliveryWorker } from './worker/loop.js';
+import { DeliveryWorker } from './delivery/worker.js';
 import { startRetention } from './retention.js';
 
 /** Registers the write listener that records events and queues deliveries (transactional outbox). */

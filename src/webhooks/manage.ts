@@ -61,7 +61,9 @@ export function urlWarning(url: string): string | null {
 // ---------- validation (the field named in every 400) ----------
 
 function checkBody(body: unknown): WebhookInput {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid_body', 'the body must be a JSON object', { field: '(body)' });
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest('invalid_body', 'the body must be a JSON object', { field: '(body)' });
+  }
   const unknown = Object.keys(body).find((k) => !FIELDS.includes(k));
   if (unknown) throw invalid(unknown, `is not a webhook field (expected ${FIELDS.join(', ')})`);
   return body as WebhookInput;
@@ -75,9 +77,12 @@ function checkName(value: unknown): string {
 }
 
 function checkEvents(value: unknown): EventType[] {
-  if (!Array.isArray(value) || value.length === 0) throw invalid('events', `choose at least one event: ${EVENT_TYPE_NAMES.join(', ')}`);
+  const names = EVENT_TYPE_NAMES.join(', ');
+  if (!Array.isArray(value) || value.length === 0) throw invalid('events', `choose at least one event: ${names}`);
   const bad = value.find((e) => !isEventType(e));
-  if (bad !== undefined) throw invalid('events', `unknown event type ${JSON.stringify(bad)} (expected one of ${EVENT_TYPE_NAMES.join(', ')})`);
+  if (bad !== undefined) {
+    throw invalid('events', `unknown event type ${JSON.stringify(bad)} (expected one of ${names})`);
+  }
   // Keep the catalog's order and drop duplicates, so equal subscriptions look equal.
   return EVENT_TYPE_NAMES.filter((t) => value.includes(t));
 }
@@ -112,7 +117,8 @@ function view(row: WebhookRow, last: LastDelivery | null): WebhookView {
 }
 
 async function findRow(db: Db, id: string): Promise<WebhookRow> {
-  const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!row) throw notFound(`Webhook ${id}`);
   return row;
 }
@@ -121,14 +127,17 @@ async function lastDeliveries(db: Db, ids: string[]): Promise<Map<string, LastDe
   const result = new Map<string, LastDelivery>();
   if (ids.length === 0) return result;
   // Delivery ids are time-sortable, so the greatest id per webhook is its newest delivery.
-  const newest = db.selectFrom('deliveries').select((eb) => eb.fn.max('id').as('id')).where('webhook_id', 'in', ids).groupBy('webhook_id');
-  const rows = await db.selectFrom('deliveries').select(['id', 'webhook_id', 'status', 'last_status', 'created_at']).where('id', 'in', newest).execute();
-  for (const r of rows) result.set(r.webhook_id, { id: r.id, status: r.status, last_status: r.last_status, created_at: r.created_at });
+  const newest = db.selectFrom('deliveries').select((eb) => eb.fn.max('id').as('id'))
+    .where('webhook_id', 'in', ids).groupBy('webhook_id');
+  const rows = await db.selectFrom('deliveries').select(['id', 'webhook_id', 'status', 'last_status', 'created_at'])
+    .where('id', 'in', newest).execute();
+  for (const { webhook_id, ...last } of rows) result.set(webhook_id, last);
   return result;
 }
 
 export async function listWebhooks(core: Core): Promise<WebhookView[]> {
-  const rows = await core.db.selectFrom('webhooks').selectAll().where('deleted_at', 'is', null).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  const rows = await core.db.selectFrom('webhooks').selectAll().where('deleted_at', 'is', null)
+    .orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
   const last = await lastDeliveries(core.db, rows.map((r) => r.id));
   return rows.map((r) => view(r, last.get(r.id) ?? null));
 }
@@ -166,7 +175,7 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
   return { ...view(row, null), warning, secret };
 }
 
-/** Changes any of name, url, events, active. Re-enabling clears disabled_reason; disabling cancels pending deliveries. */
+/** Changes any of name, url, events, active. Re-enabling clears disabled_reason; disabling cancels what is pending. */
 export async function updateWebhook(core: Core, id: string, body: unknown): Promise<WebhookView> {
   const input = checkBody(body);
   const changes: Partial<WebhookRow> = {};
@@ -179,7 +188,9 @@ export async function updateWebhook(core: Core, id: string, body: unknown): Prom
     const row = await findRow(trx, id);
     changes.updated_at = iso(core.clock.now());
     await trx.updateTable('webhooks').set(changes).where('id', '=', id).execute();
-    if (active === true && row.active !== 1) await trx.updateTable('webhooks').set({ active: 1, disabled_reason: null }).where('id', '=', id).execute();
+    if (active === true && row.active !== 1) {
+      await trx.updateTable('webhooks').set({ active: 1, disabled_reason: null }).where('id', '=', id).execute();
+    }
     if (active === false && row.active === 1) await disableWebhook(trx, core, id, DISABLED_BY_ADMIN);
   });
   const saved = await getWebhook(core, id);
@@ -195,7 +206,8 @@ export async function deleteWebhook(core: Core, id: string): Promise<void> {
     await findRow(trx, id);
     await cancelPending(trx, core, id, DELETED_REASON);
     const now = iso(core.clock.now());
-    await trx.updateTable('webhooks').set({ active: 0, deleted_at: now, updated_at: now }).where('id', '=', id).execute();
+    await trx.updateTable('webhooks').set({ active: 0, deleted_at: now, updated_at: now })
+      .where('id', '=', id).execute();
   });
   core.log.info({ webhookId: id }, 'webhook deleted');
 }

@@ -1,15 +1,13 @@
 // The transactional outbox: events and pending deliveries are inserted with the caller's transaction, so they
 // commit (or roll back) with the write that caused them. Workers are woken after commit: in-process through the
 // bus, across processes through PostgreSQL NOTIFY (which PostgreSQL delivers at commit).
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { newId } from '../ids.js';
 import type { Database } from '../store/tables.js';
+import { announceQueued } from './delivery/queue/index.js';
 
 type Db = Kysely<Database>;
-
-/** The PostgreSQL channel workers LISTEN on. */
-export const DELIVERY_CHANNEL = 'waypost_deliveries';
 
 export interface NewEvent {
   type: string;
@@ -42,7 +40,7 @@ export interface NewDelivery {
   redeliveryOf?: string | null;
 }
 
-/** Inserts a pending delivery due now (the first attempt); returns its id (`dlv_…`). Call wakeWorkers() after commit. */
+/** Inserts a pending delivery due now (the first attempt); returns its id (`dlv_…`). wakeWorkers() after commit. */
 export async function queueDelivery(db: Db, core: Core, delivery: NewDelivery): Promise<string> {
   const [id] = await queueDeliveries(db, core, [delivery]);
   return id;
@@ -72,7 +70,7 @@ export async function queueDeliveries(db: Db, core: Core, deliveries: NewDeliver
     completed_at: null,
   }));
   await db.insertInto('deliveries').values(rows).execute();
-  if (core.store.dialect === 'postgres') await sql`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`.execute(db);
+  await announceQueued(db, core);
   return rows.map((r) => r.id);
 }
 

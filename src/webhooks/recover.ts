@@ -20,14 +20,17 @@ export interface RecoverInput {
 const invalid = (field: string, detail: string) => badRequest('invalid_field', `${field}: ${detail}`, { field });
 
 function checkInput(body: unknown): { since: string; statuses: DeliveryStatus[] } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid_body', 'the body must be a JSON object', { field: '(body)' });
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest('invalid_body', 'the body must be a JSON object', { field: '(body)' });
+  }
   const { since, statuses } = body as RecoverInput;
   if (typeof since !== 'string' || Number.isNaN(Date.parse(since))) {
     throw invalid('since', 'give an ISO 8601 time, e.g. 2026-01-31T00:00:00Z');
   }
   let chosen: DeliveryStatus[] = [...RECOVERABLE];
   if (statuses !== undefined) {
-    if (!Array.isArray(statuses) || statuses.length === 0 || statuses.some((s) => !RECOVERABLE.includes(s as DeliveryStatus))) {
+    const unknown = (s: unknown) => !RECOVERABLE.includes(s as DeliveryStatus);
+    if (!Array.isArray(statuses) || statuses.length === 0 || statuses.some(unknown)) {
       throw invalid('statuses', `choose one or both of ${RECOVERABLE.join(', ')}`);
     }
     chosen = [...new Set(statuses as DeliveryStatus[])];
@@ -44,7 +47,8 @@ export async function recoverDeliveries(core: Core, webhookId: string, body: unk
     const webhook = await webhookRow(trx, webhookId);
     if (!webhook || webhook.deleted_at !== null) throw notFound(`Webhook ${webhookId}`);
     if (webhook.active !== 1) {
-      throw conflict('webhook_disabled', `The webhook "${webhook.name}" is disabled. Re-enable it first, then recover its deliveries.`);
+      const detail = `The webhook "${webhook.name}" is disabled. Re-enable it first, then recover its deliveries.`;
+      throw conflict('webhook_disabled', detail);
     }
     let total = 0;
     let after = '';

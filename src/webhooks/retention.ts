@@ -3,7 +3,6 @@
 // WAYPOST_LOG_RETENTION_DAYS). Pending deliveries are never pruned. Runs on worker processes (startRetention).
 import type { Core } from '../core.js';
 import { iso } from '../records/normalize.js';
-import { getAdminSettings } from '../admin/settings.js';
 
 const DAY_MS = 86_400_000;
 const BATCH = 500;
@@ -18,7 +17,7 @@ export interface PruneResult {
 
 /** The effective retention in days: the console's setting, else WAYPOST_LOG_RETENTION_DAYS. */
 export async function retentionDays(core: Core): Promise<number> {
-  return (await getAdminSettings(core)).log_retention_days;
+  return core.settings.logRetentionDays();
 }
 
 /** Deletes log entries older than the retention, in small transactions so writers are never blocked for long. */
@@ -35,7 +34,8 @@ export async function pruneDeliveryLog(core: Core): Promise<PruneResult> {
     if (ids.length === 0) break;
     await core.db.transaction().execute(async (trx) => {
       const attempts = await trx.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst();
-      const deliveries = await trx.deleteFrom('deliveries').where('id', 'in', ids).where('status', '!=', 'pending').executeTakeFirst();
+      const deliveries = await trx.deleteFrom('deliveries').where('id', 'in', ids).where('status', '!=', 'pending')
+        .executeTakeFirst();
       result.attempts += Number(attempts.numDeletedRows);
       result.deliveries += Number(deliveries.numDeletedRows);
     });
@@ -44,7 +44,9 @@ export async function pruneDeliveryLog(core: Core): Promise<PruneResult> {
 
   const events = await core.db.deleteFrom('events')
     .where('created_at', '<', cutoff)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.event_id', '=', 'events.id'))))
+    .where((eb) => eb.not(eb.exists(
+      eb.selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.event_id', '=', 'events.id'),
+    )))
     .executeTakeFirst();
   result.events = Number(events.numDeletedRows);
   const alerts = await core.db.deleteFrom('alerts').where('created_at', '<', cutoff).executeTakeFirst();

@@ -18,7 +18,9 @@ function sampleBooking(at: string): Booking {
     total_amount: '2480.00',
     paid_amount: '620.00',
     due_amount: '1860.00',
-    customer: { id: 900101, email: 'ana.silva@example.com', first_name: 'Ana', last_name: 'Silva', phone: '+351 912 345 678' },
+    customer: {
+      id: 900101, email: 'ana.silva@example.com', first_name: 'Ana', last_name: 'Silva', phone: '+351 912 345 678',
+    },
     trips: [{
       trip_id: 900201,
       title: 'Douro Valley Wine Trail (sample)',
@@ -86,13 +88,20 @@ export function sampleEvent(type: EventType, nowMs: number): SampleEvent {
       return {
         resource: 'enquiries',
         recordId: 900401,
-        data: { id: 900401, full_name: 'Ana Silva', email: 'ana.silva@example.com', phone: null, country: 'Portugal', message: 'Is the May departure suitable for children aged 8 and 11?', trip: { id: 900201, title: 'Douro Valley Wine Trail (sample)' }, created_at: at },
+        data: {
+          id: 900401, full_name: 'Ana Silva', email: 'ana.silva@example.com', phone: null, country: 'Portugal',
+          message: 'Is the May departure suitable for children aged 8 and 11?',
+          trip: { id: 900201, title: 'Douro Valley Wine Trail (sample)' }, created_at: at,
+        },
       };
     case 'review.created':
       return {
         resource: 'reviews',
         recordId: 900501,
-        data: { id: 900501, trip_id: 900201, author_name: 'Ana Silva', rating: 5, content: 'Beautiful scenery and a very well organised trip.', created_at: at },
+        data: {
+          id: 900501, trip_id: 900201, author_name: 'Ana Silva', rating: 5,
+          content: 'Beautiful scenery and a very well organised trip.', created_at: at,
+        },
       };
   }
 }

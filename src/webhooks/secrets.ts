@@ -28,7 +28,8 @@ export function sealSecret(config: Pick<Config, 'secretKey'>, plain: string): st
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyFor(config.secretKey), iv);
   const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return `${PREFIX}${iv.toString('base64url')}:${cipher.getAuthTag().toString('base64url')}:${ct.toString('base64url')}`;
+  const parts = [iv, cipher.getAuthTag(), ct].map((b) => b.toString('base64url'));
+  return `${PREFIX}${parts.join(':')}`;
 }
 
 export function isSealed(stored: string): boolean {
@@ -39,7 +40,8 @@ export function isSealed(stored: string): boolean {
 export function openSecret(config: Pick<Config, 'secretKey'>, stored: string): string {
   if (!isSealed(stored)) return stored;
   if (!config.secretKey) {
-    throw new AppError(500, 'secret_key_missing', 'Secret key missing', 'This webhook secret is encrypted, but WAYPOST_SECRET_KEY is not set; start Waypost with the key it was saved with.');
+    throw new AppError(500, 'secret_key_missing', 'Secret key missing', 'This webhook secret is encrypted, but '
+      + 'WAYPOST_SECRET_KEY is not set; start Waypost with the key it was saved with.');
   }
   const [iv, tag, ct] = stored.slice(PREFIX.length).split(':');
   try {
@@ -47,6 +49,7 @@ export function openSecret(config: Pick<Config, 'secretKey'>, stored: string): s
     decipher.setAuthTag(Buffer.from(tag ?? '', 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ct ?? '', 'base64url')), decipher.final()]).toString('utf8');
   } catch {
-    throw new AppError(500, 'secret_key_mismatch', 'Secret key mismatch', 'This webhook secret cannot be decrypted with the current WAYPOST_SECRET_KEY; it was saved with a different key.');
+    throw new AppError(500, 'secret_key_mismatch', 'Secret key mismatch', 'This webhook secret cannot be decrypted '
+      + 'with the current WAYPOST_SECRET_KEY; it was saved with a different key.');
   }
 }

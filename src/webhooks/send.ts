@@ -57,7 +57,10 @@ function targetOf(url: string): Target {
   let target = targets.get(url);
   if (!target) {
     const parsed = new URL(url);
-    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, hostname: parsed.hostname, literal: literalAddress(parsed) };
+    target = {
+      origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, hostname: parsed.hostname,
+      literal: literalAddress(parsed),
+    };
     if (targets.size >= MAX_TARGETS) targets.clear();
     targets.set(url, target);
   }
@@ -71,19 +74,23 @@ function abortersOf(signal: AbortSignal): Set<(reason: Error) => void> {
   let set = inFlight.get(signal);
   if (!set) {
     const created = new Set<(reason: Error) => void>();
-    signal.addEventListener('abort', () => { for (const abort of created) abort(new Error('aborted')); }, { once: true });
+    const abortAll = () => { for (const abort of created) abort(new Error('aborted')); };
+    signal.addEventListener('abort', abortAll, { once: true });
     inFlight.set(signal, created);
     set = created;
   }
   return set;
 }
 
-export function sendWebhook(config: Config, url: string, headers: Record<string, string>, body: string, options: { signal?: AbortSignal; dispatcher?: Dispatcher } = {}): Promise<SendResult> {
+export function sendWebhook(
+  config: Config, url: string, headers: Record<string, string>, body: string,
+  options: { signal?: AbortSignal; dispatcher?: Dispatcher } = {},
+): Promise<SendResult> {
   const target = targetOf(url);
   if (!config.allowPrivateTargets && target.literal && isPrivateAddress(target.literal)) {
-    return Promise.resolve({ status: null, headers: null, body: null, durationMs: 0, error: new PrivateTargetError(target.hostname, target.literal).message });
+    return Promise.resolve(notSent(new PrivateTargetError(target.hostname, target.literal).message));
   }
-  if (options.signal?.aborted) return Promise.resolve({ status: null, headers: null, body: null, durationMs: 0, error: 'aborted' });
+  if (options.signal?.aborted) return Promise.resolve(notSent('aborted'));
   const dispatcher = options.dispatcher ?? targetAgent(config);
   return new Promise<SendResult>((resolve) => {
     new Exchange(config, target, headers, body, dispatcher, options.signal, resolve);
@@ -184,7 +191,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.aborters?.delete(this.abortThis);
     const durationMs = Math.round(performance.now() - this.started);
     if (err) {
-      this.resolve({ status: null, headers: null, body: null, durationMs, error: describeError(err, this.timedOut, this.config.deliveryTimeoutMs) });
+      const error = describeError(err, this.timedOut, this.config.deliveryTimeoutMs);
+      this.resolve({ status: null, headers: null, body: null, durationMs, error });
       return;
     }
     const text = this.chunks.length === 1 && this.size <= MAX_RESPONSE_BYTES
@@ -194,11 +202,19 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
+function notSent(error: string): SendResult {
+  return { status: null, headers: null, body: null, durationMs: 0, error };
+}
+
 function describeError(err: unknown, timedOut: boolean, timeoutMs: number): string {
   if (timedOut) return `timeout: no complete answer within ${timeoutMs} ms`;
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'HeadersTimeoutError' || e?.name === 'BodyTimeoutError') return `timeout: no complete answer within ${timeoutMs} ms`;
-  if (e?.name === 'PrivateTargetError' || e?.cause && (e.cause as { name?: string }).name === 'PrivateTargetError') return e.message ?? 'refused: private target';
+  if (e?.name === 'HeadersTimeoutError' || e?.name === 'BodyTimeoutError') {
+    return `timeout: no complete answer within ${timeoutMs} ms`;
+  }
+  if (e?.name === 'PrivateTargetError' || (e?.cause as { name?: string } | undefined)?.name === 'PrivateTargetError') {
+    return e.message ?? 'refused: private target';
+  }
   const code = e?.code ?? e?.cause?.code;
   const message = e?.message ?? String(err);
   return code && !message.includes(code) ? `${code}: ${message}` : message;

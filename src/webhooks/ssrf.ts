@@ -92,12 +92,13 @@ export function isPrivateAddress(address: string): boolean {
 export class PrivateTargetError extends Error {
   readonly code = 'EPRIVATETARGET';
   constructor(host: string, address: string) {
-    super(`refused to connect to ${host}: it resolves to the private address ${address} (set WAYPOST_ALLOW_PRIVATE_TARGETS=true for local development)`);
+    super(`refused to connect to ${host}: it resolves to the private address ${address} `
+      + '(set WAYPOST_ALLOW_PRIVATE_TARGETS=true for local development)');
     this.name = 'PrivateTargetError';
   }
 }
 
-/** Parses a webhook target URL; throws 400 `invalid_url` for anything but an absolute http(s) URL without credentials. */
+/** Parses a webhook target URL; 400 `invalid_url` for anything but an absolute http(s) URL without credentials. */
 export function parseTargetUrl(raw: string): URL {
   let url: URL;
   try {
@@ -105,8 +106,15 @@ export function parseTargetUrl(raw: string): URL {
   } catch {
     throw badRequest('invalid_url', `"${raw}" is not a valid absolute URL`, { field: 'url' });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('invalid_url', `the URL must start with https:// or http://, not ${url.protocol}//`, { field: 'url' });
-  if (url.username || url.password) throw badRequest('invalid_url', 'the URL must not contain credentials (user:password@); authenticate receivers with the signature instead', { field: 'url' });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    const detail = `the URL must start with https:// or http://, not ${url.protocol}//`;
+    throw badRequest('invalid_url', detail, { field: 'url' });
+  }
+  if (url.username || url.password) {
+    const detail = 'the URL must not contain credentials (user:password@); '
+      + 'authenticate receivers with the signature instead';
+    throw badRequest('invalid_url', detail, { field: 'url' });
+  }
   if (!url.hostname) throw badRequest('invalid_url', 'the URL has no host', { field: 'url' });
   return url;
 }
@@ -121,7 +129,9 @@ export function literalAddress(url: URL): string | null {
  * Save-time check: a valid URL whose host is public (every address it resolves to), unless private targets are
  * allowed. Returns the normalised URL and a warning for plain http://.
  */
-export async function checkTargetUrl(raw: string, config: Pick<Config, 'allowPrivateTargets'>): Promise<{ url: string; warning: string | null }> {
+export async function checkTargetUrl(
+  raw: string, config: Pick<Config, 'allowPrivateTargets'>,
+): Promise<{ url: string; warning: string | null }> {
   const url = parseTargetUrl(raw.trim());
   const warning = url.protocol === 'http:' ? 'http:// sends payloads unencrypted; https:// is recommended' : null;
   if (config.allowPrivateTargets) return { url: url.toString(), warning };
@@ -137,7 +147,9 @@ export async function checkTargetUrl(raw: string, config: Pick<Config, 'allowPri
   }
   const priv = addresses.find(isPrivateAddress);
   if (priv !== undefined) {
-    throw badRequest('private_target', `the URL's host ${url.hostname} is a private, loopback, link-local or metadata address (${priv}); webhooks must target a public address (WAYPOST_ALLOW_PRIVATE_TARGETS=true allows it for local development)`, { field: 'url' });
+    throw badRequest('private_target', `the URL's host ${url.hostname} is a private, loopback, link-local or metadata `
+      + `address (${priv}); webhooks must target a public address `
+      + '(WAYPOST_ALLOW_PRIVATE_TARGETS=true allows it for local development)', { field: 'url' });
   }
   return { url: url.toString(), warning };
 }

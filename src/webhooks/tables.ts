@@ -1,6 +1,6 @@
 // Table types owned by the webhooks capability. Times used for scheduling (next_attempt_at, lease_until) are
 // integer milliseconds since the epoch (cheap comparisons in the claim query); the rest are ISO 8601 strings.
-import type { AlertView, DeliveryStatus } from '../admin/console-types.js';
+import type { DeliveryStatus } from './views.js';
 
 export interface WebhookRow {
   id: string; // wh_…
@@ -62,13 +62,9 @@ export interface DeliveryAttemptRow {
   success: number;
 }
 
-/** A stored alert (id `alt_…`): the console's AlertView without the webhook's name, which the log joins in. */
-export type AlertRow = Omit<AlertView, 'webhook_name'>;
-
 export interface WebhookTables {
   webhooks: WebhookRow;
   events: EventRow;
   deliveries: DeliveryRow;
   delivery_attempts: DeliveryAttemptRow;
-  alerts: AlertRow;
 }

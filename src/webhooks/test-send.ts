@@ -3,7 +3,7 @@
 import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
 import { isEventType, type EventType } from './catalog.js';
-import { attemptDelivery } from './deliver.js';
+import { attemptDelivery } from './delivery/attempt.js';
 import { getWebhook } from './manage.js';
 import { queueDelivery, recordEvent } from './outbox.js';
 import { sampleEvent } from './samples.js';
@@ -21,11 +21,14 @@ export interface TestResult {
 /** Sends a sample of `eventType` (default: the webhook's first subscribed type). Works on disabled webhooks too. */
 export async function sendTestEvent(core: Core, webhookId: string, eventType?: unknown): Promise<TestResult> {
   const webhook = await getWebhook(core, webhookId);
-  if (eventType !== undefined && !isEventType(eventType)) throw badRequest('invalid_field', 'event_type: is not a known event type', { field: 'event_type' });
+  if (eventType !== undefined && !isEventType(eventType)) {
+    throw badRequest('invalid_field', 'event_type: is not a known event type', { field: 'event_type' });
+  }
   const type: EventType = eventType ?? webhook.events[0];
   const sample = sampleEvent(type, core.clock.now());
   const { eventId, deliveryId } = await core.db.transaction().execute(async (trx) => {
-    const eventId = await recordEvent(trx, core, { type, resource: sample.resource, recordId: sample.recordId, data: sample.data, test: true });
+    const { resource, recordId, data } = sample;
+    const eventId = await recordEvent(trx, core, { type, resource, recordId, data, test: true });
     const deliveryId = await queueDelivery(trx, core, { webhookId, eventId, eventType: type });
     return { eventId, deliveryId };
   });
@@ -35,7 +38,8 @@ export async function sendTestEvent(core: Core, webhookId: string, eventType?: u
     event_id: eventId,
     event_type: type,
     success: result.status === 'succeeded',
-    response: result.responseStatus === null ? null : { status: result.responseStatus, headers: result.responseHeaders ?? {}, body: result.responseBody ?? '' },
+    response: result.responseStatus === null ? null
+      : { status: result.responseStatus, headers: result.responseHeaders ?? {}, body: result.responseBody ?? '' },
     duration_ms: result.durationMs,
     error: result.error,
   };

@@ -8,7 +8,7 @@ import type { Waypost } from '../../../src/sdk.js';
 import type { Config } from '../../../src/config.js';
 import type { Filters } from '../../../src/core.js';
 import { verifySignature } from '../../../src/index.js';
-import { attemptDelivery } from '../../../src/webhooks/deliver.js';
+import { attemptDelivery } from '../../../src/webhooks/delivery/attempt.js';
 import { disableWebhook } from '../../../src/webhooks/disable.js';
 import { DeliveryWorker, startWorker, type Worker } from '../../../src/webhooks/index.js';
 import { startReceiver, status, type Receiver } from './receiver.js';

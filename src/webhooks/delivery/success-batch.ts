@@ -4,22 +4,18 @@
 // dies first, the delivery is sent again after the lease expires (at-least-once, same X-Waypost-Delivery).
 import type { Core } from '../../core.js';
 import type { DeliveryAttemptRow } from '../tables.js';
-import { recordSuccesses, type SuccessItem, type SuccessSink } from '../deliver.js';
-
-const MAX_BATCH = 200;
-/** A batch smaller than this waits up to GATHER_MS for more: one commit then serves many successes. */
-const GATHER_BELOW = 32;
-const GATHER_MS = 5;
+import type { SuccessSink } from './attempt.js';
+import type { DeliveryQueue, SuccessItem } from './queue/index.js';
 
 export class SuccessBatch implements SuccessSink {
-  private readonly queue: SuccessItem[] = [];
+  private readonly pending: SuccessItem[] = [];
   private flushing: Promise<void> | null = null;
 
-  constructor(private readonly core: Core) {}
+  constructor(private readonly core: Core, private readonly queue: DeliveryQueue) {}
 
   /** Queues the success; it is written within a few milliseconds (the receiver already has it). */
   record(attempt: DeliveryAttemptRow, now: string): void {
-    this.queue.push({ attempt, now });
+    this.pending.push({ attempt, now });
     this.flushing ??= this.flush();
   }
 
@@ -29,16 +25,19 @@ export class SuccessBatch implements SuccessSink {
   }
 
   private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
+    // A batch smaller than gatherBelow waits up to gatherMs for more: one commit then serves many successes.
+    const { successBatchMax, gatherBelow, gatherMs } = this.core.config;
+    while (this.pending.length > 0) {
       // Every batch gathers (not only the first): while one is being written the next fills, and written at once it
       // would be a small one; with a single busy webhook most batches were (17 successes on average, measured).
       await new Promise((r) => setImmediate(r)); // let the successes of this turn of the event loop join
-      if (this.queue.length < GATHER_BELOW) await new Promise((r) => setTimeout(r, GATHER_MS));
-      const batch = this.queue.splice(0, MAX_BATCH);
+      if (this.pending.length < gatherBelow) await new Promise((r) => setTimeout(r, gatherMs));
+      const batch = this.pending.splice(0, successBatchMax);
       try {
-        await recordSuccesses(this.core, batch);
+        await this.queue.recordSuccesses(batch);
       } catch (err) {
-        this.core.log.error({ err, deliveries: batch.length }, 'could not record successful deliveries; they will be sent again when their leases expire');
+        const message = 'could not record successful deliveries; they will be sent again when their leases expire';
+        this.core.log.error({ err, deliveries: batch.length }, message);
       }
     }
     this.flushing = null;

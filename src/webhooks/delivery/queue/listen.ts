@@ -1,10 +1,11 @@
-// PostgreSQL wake-up: a dedicated client LISTENs on the delivery channel (NOTIFY is sent by queueDelivery and
+// PostgreSQL wake-up: a dedicated client LISTENs on the delivery channel (NOTIFY is sent by queueDeliveries and
 // delivered at commit), so a worker in another process starts the first attempt at once instead of at the next
 // poll. The client reconnects after an error (backing off while the database stays away); after reconnecting the
 // worker is woken, since NOTIFYs sent while it was disconnected are lost.
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { DELIVERY_CHANNEL } from '../outbox.js';
+/** The NOTIFY channel: queueDeliveries notifies it in the write's transaction (delivered at commit). */
+export const DELIVERY_CHANNEL = 'waypost_deliveries';
 
 export interface Listener {
   close(): Promise<void>;

@@ -1,0 +1,195 @@
+// What both backends share: the statements, built by Kysely (typed) and compiled once where they run per delivery.
+// sqlite.ts and postgres.ts extend it with their claim, their locking and their wake-ups.
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { Core } from '../../../core.js';
+import type { Database } from '../../../store/tables.js';
+import { readRows } from '../../../store/read.js';
+import { listValues, slot, slots, withValues } from '../../../store/prepared.js';
+import { disableWebhook } from '../../disable.js';
+import type { DeliveryRow, EventRow, WebhookRow } from '../../tables.js';
+import type {
+  ClaimRequest, Claimed, DeliveryQueue, FailureRecord, FailureWritten, LoadedDelivery, SuccessItem, Wakeups,
+} from './types.js';
+
+type Db = Kysely<Database>;
+
+export abstract class BaseQueue implements DeliveryQueue {
+  private readonly byIdQueries = new Map<string, (values: Record<string, unknown>) => CompiledQuery>();
+
+  constructor(protected readonly core: Core) {}
+
+  abstract claim(request: ClaimRequest): Promise<Claimed[]>;
+
+  /** Whether a failure locks its delivery row first (PostgreSQL; SQLite's transactions are serial already). */
+  protected abstract readonly lockRows: boolean;
+
+  async open(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  async load(ids: readonly string[]): Promise<Map<string, LoadedDelivery>> {
+    if (ids.length === 0) return new Map();
+    const rows = await readRows<DeliveryRow>(this.core, this.byIds('deliveries', ids));
+    return this.withWebhooksAndEvents(rows);
+  }
+
+  /** Adds their webhooks and events to delivery rows already read (a claim returns them): two queries. */
+  protected async withWebhooksAndEvents(deliveries: DeliveryRow[]): Promise<Map<string, LoadedDelivery>> {
+    if (deliveries.length === 0) return new Map();
+    const webhookIds = [...new Set(deliveries.map((d) => d.webhook_id))];
+    const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
+    const webhooks = await readRows<WebhookRow>(this.core, this.byIds('webhooks', webhookIds));
+    const events = await readRows<EventRow>(this.core, this.byIds('events', eventIds));
+    return joinLoaded(deliveries, webhooks, events);
+  }
+
+  /** `select * from <table> where id in (…)`, compiled once per table and list length (run per claim). */
+  private byIds(table: 'deliveries' | 'webhooks' | 'events', ids: readonly string[]): CompiledQuery {
+    const key = `${table}:${ids.length}`;
+    let query = this.byIdQueries.get(key);
+    if (!query) {
+      const select = this.core.db.selectFrom(table).selectAll().where('id', 'in', slots('id', ids.length));
+      query = withValues(select.compile());
+      this.byIdQueries.set(key, query);
+    }
+    return query(listValues('id', ids));
+  }
+
+  async take(id: string, owner: string, now: number, leaseUntil: number): Promise<'taken' | 'held' | 'final'> {
+    const res = await this.core.db.updateTable('deliveries')
+      .set({ lease_owner: owner, lease_until: leaseUntil })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) return 'taken';
+    const row = await this.core.db.selectFrom('deliveries').select('status').where('id', '=', id).executeTakeFirst();
+    if (!row) throw new Error(`delivery ${id} does not exist`);
+    return row.status === 'pending' ? 'held' : 'final';
+  }
+
+  async renew(id: string, owner: string, leaseUntil: number): Promise<boolean> {
+    const res = await this.core.db.updateTable('deliveries').set({ lease_until: leaseUntil })
+      .where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async release(id: string, owner: string): Promise<void> {
+    await this.core.db.updateTable('deliveries').set({ lease_owner: null, lease_until: null })
+      .where('id', '=', id).where('lease_owner', '=', owner).execute();
+  }
+
+  async cancel(id: string, reason: string, now: string): Promise<void> {
+    await this.core.db.updateTable('deliveries')
+      .set({
+        status: 'cancelled', cancel_reason: reason, next_attempt_at: null, lease_owner: null, lease_until: null,
+        updated_at: now, completed_at: now,
+      })
+      .where('id', '=', id).where('status', '=', 'pending')
+      .execute();
+  }
+
+  /** A success counts even if the delivery was cancelled while in flight: the receiver has it. */
+  async recordSuccesses(items: readonly SuccessItem[]): Promise<void> {
+    if (items.length === 0) return;
+    const now = items[items.length - 1].now;
+    await this.core.db.transaction().execute(async (trx) => {
+      await trx.insertInto('delivery_attempts').values(items.map((i) => i.attempt)).execute();
+      await markSucceeded(trx, now, items.map((i) => i.attempt.delivery_id)).execute();
+    });
+  }
+
+  async recordFailure(f: FailureRecord): Promise<FailureWritten> {
+    const id = f.attempt.delivery_id;
+    return this.core.db.transaction().execute(async (trx) => {
+      const read = trx.selectFrom('deliveries').selectAll().where('id', '=', id);
+      const current = await (this.lockRows ? read.forUpdate() : read).executeTakeFirst();
+      await trx.insertInto('delivery_attempts').values(f.attempt).execute();
+      // Cancelled while in flight (webhook disabled): the failure does not revive it.
+      const status = current?.status === 'cancelled' ? 'cancelled' : f.status;
+      const finished = status !== 'pending';
+      await trx.updateTable('deliveries').set({
+        status,
+        attempts: f.attempt.attempt,
+        next_attempt_at: finished ? null : f.nextAttemptAt,
+        lease_owner: null,
+        lease_until: null,
+        last_status: f.attempt.response_status,
+        last_error: f.attempt.error,
+        updated_at: f.now,
+        completed_at: finished ? (current?.completed_at ?? f.now) : null,
+      }).where('id', '=', id).execute();
+      if (status === 'failed' && f.disable) await disableWebhook(trx, this.core, f.disable.webhookId, f.disable.reason);
+      return { status, cancelReason: current?.cancel_reason ?? null };
+    });
+  }
+
+  wakeups(onWake: () => void): Wakeups {
+    this.core.bus.on('deliveries.queued', onWake);
+    return { close: async () => { this.core.bus.off('deliveries.queued', onWake); } };
+  }
+}
+
+/** Each delivery with its webhook and event, from rows read together. */
+export function joinLoaded(
+  deliveries: DeliveryRow[], webhookRows: WebhookRow[], eventRows: EventRow[],
+): Map<string, LoadedDelivery> {
+  const webhooks = new Map(webhookRows.map((w) => [w.id, w]));
+  const events = new Map(eventRows.map((e) => [e.id, e]));
+  const out = new Map<string, LoadedDelivery>();
+  for (const d of deliveries) {
+    out.set(d.id, { delivery: d, webhook: webhooks.get(d.webhook_id), event: events.get(d.event_id) });
+  }
+  return out;
+}
+
+/** A success's delivery update. The attempt row has its number; the delivery made one fewer (the lease held). */
+export function markSucceeded(db: Db, now: string, ids: string[]) {
+  return db.updateTable('deliveries').set((eb) => ({
+    status: 'succeeded',
+    attempts: eb('attempts', '+', 1),
+    next_attempt_at: null,
+    lease_owner: null,
+    lease_until: null,
+    last_status: 200,
+    last_error: null,
+    cancel_reason: null,
+    updated_at: now,
+    completed_at: now,
+  })).where('id', 'in', ids);
+}
+
+/**
+ * The claim as one statement, compiled once per number of skipped webhooks (a worker claims many times a second).
+ * A delivery is due when it is pending, its time has come and it is not leased (or its lease expired: the worker
+ * that held it crashed). `skipLocked`: concurrent PostgreSQL workers pass over each other's rows.
+ */
+export function claimStatement(db: Db, skipLocked: boolean): (r: ClaimRequest) => CompiledQuery {
+  const compiled = new Map<number, (values: Record<string, unknown>) => CompiledQuery>();
+  const compile = (skipCount: number) => withValues(db.updateTable('deliveries')
+    .set({ lease_owner: slotOf<string>('owner'), lease_until: slotOf<number>('leaseUntil') })
+    .where('id', 'in', (eb) => {
+      const now = slotOf<number>('now');
+      const due = eb.selectFrom('deliveries').select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
+        .$if(skipCount > 0, (q) => q.where('webhook_id', 'not in', slots('skip', skipCount)))
+        .orderBy('next_attempt_at') // served by the deliveries_due index: no sort of the whole backlog
+        .limit(slotOf<number>('limit'));
+      return skipLocked ? due.forUpdate().skipLocked() : due;
+    })
+    .returningAll()
+    .compile());
+  return ({ owner, limit, now, leaseMs, skipWebhooks }) => {
+    let query = compiled.get(skipWebhooks.length);
+    if (!query) compiled.set(skipWebhooks.length, query = compile(skipWebhooks.length));
+    return query(listValues('skip', skipWebhooks, { owner, leaseUntil: now + leaseMs, now, limit }));
+  };
+}
+
+/** A prepared-statement slot typed as the column's value (src/store/prepared.ts). */
+function slotOf<T>(name: string): T {
+  return slot(name) as unknown as T;
+}

@@ -1,0 +1,84 @@
+// The request of one attempt: the envelope (or the payload filter's version of it) and the signed headers.
+import type { Core } from '../../core.js';
+import type { DeliveryRow, EventRow, WebhookRow } from '../tables.js';
+import { openSecret } from '../secrets.js';
+import { signPayload, signStandard } from '../sign.js';
+
+/** A delivery ready to be sent: pending, its webhook and event present. */
+export interface Prepared {
+  delivery: DeliveryRow;
+  webhook: WebhookRow;
+  event: EventRow;
+  attempt: number;
+}
+
+export interface OutgoingRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The request for a prepared delivery (synchronous without a payload filter: the worker's usual case). */
+export function buildRequest(core: Core, p: Prepared): OutgoingRequest | Promise<OutgoingRequest> {
+  if (!core.filters.webhookPayload) return signedRequest(core, p, plainBody(p));
+  return filteredBody(core, p).then((body) => signedRequest(core, p, body));
+}
+
+/** The envelope: event.data is the record's JSON already, so it is spliced in rather than parsed and serialised. */
+function plainBody({ event }: Prepared): string {
+  const head = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}`;
+  return `${head},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
+}
+
+/** The envelope passed through filters.webhookPayload, serialised once. */
+async function filteredBody(core: Core, p: Prepared): Promise<string> {
+  const { id, type, created_at } = p.event;
+  const payload = { id, type, created_at, data: JSON.parse(p.event.data) as unknown };
+  const context = { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id };
+  return JSON.stringify(await core.filters.webhookPayload!(payload, context));
+}
+
+interface HeaderNames {
+  userAgent: string;
+  signature: string;
+  event: string;
+  delivery: string;
+  webhookId: string;
+  attempt: string;
+}
+
+const headerNamesByConfig = new WeakMap<Core['config'], HeaderNames>();
+
+/** The `X-Waypost-…` header names and the User-Agent for the configured service name (made once per config). */
+function headerNames(config: Core['config']): HeaderNames {
+  let names = headerNamesByConfig.get(config);
+  if (!names) {
+    const x = `X-${config.serviceName}`;
+    names = {
+      userAgent: `${config.serviceName}-Hookshot/${config.version}`, signature: `${x}-Signature`, event: `${x}-Event`,
+      delivery: `${x}-Delivery`, webhookId: `${x}-Webhook-Id`, attempt: `${x}-Attempt`,
+    };
+    headerNamesByConfig.set(config, names);
+  }
+  return names;
+}
+
+/** The request for a body: the headers, with both signatures over those exact bytes. */
+function signedRequest(core: Core, p: Prepared, body: string): OutgoingRequest {
+  const secret = openSecret(core.config, p.webhook.secret);
+  const timestamp = Math.floor(core.clock.now() / 1000);
+  const names = headerNames(core.config);
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': names.userAgent,
+    [names.signature]: signPayload(secret, body),
+    [names.event]: p.event.type,
+    [names.delivery]: p.delivery.id,
+    [names.webhookId]: p.webhook.id,
+    [names.attempt]: String(p.attempt),
+    'webhook-id': p.delivery.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signStandard(secret, p.delivery.id, timestamp, body),
+  };
+  return { url: p.webhook.url, headers, body };
+}

@@ -1,0 +1,55 @@
+// The delivery log's JSON shapes as the admin API answers them. Imports nothing: the console (web/) compiles it too.
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface DeliveryView {
+  id: string;
+  webhook_id: string;
+  webhook_name: string | null;
+  event_id: string;
+  event_type: string;
+  /** The record the event concerns (e.g. bookings 1042); null for events about no record. */
+  resource: string | null;
+  record_id: number | null;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  cancel_reason: string | null;
+  redelivery_of: string | null;
+  test: boolean;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** A webhook the delivery log can be filtered by, deleted ones included (their deliveries stay in the log). */
+export interface LogWebhook {
+  id: string;
+  name: string;
+  deleted: boolean;
+}
+
+export interface AttemptView {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  request: { url: string; headers: Record<string, string>; body: string };
+  response: { status: number; headers: Record<string, string>; body: string } | null;
+  error: string | null;
+  success: boolean;
+}
+
+/** A delivery with its event envelope; `attempts` is the list here (its count is `attempt_count`). */
+export interface DeliveryDetail extends Omit<DeliveryView, 'attempts'> {
+  attempt_count: number;
+  event: { id: string; type: string; created_at: string; data: unknown } | null;
+  attempts: AttemptView[];
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  perpage: number;
+}
