@@ -42,8 +42,8 @@ export function webhookRequestHeaders(serviceName: string): WebhookHeader[] {
     { name: `${x}-Attempt`, description: 'The attempt number, 1 to 5', example: '1' },
     {
       name: 'webhook-id',
-      description: 'Standard Webhooks message id, signed with the body: the key a receiver de-duplicates on '
-        + '(README "The request" says which id it is)',
+      description: 'Standard Webhooks message id: the event id (the body\'s `id`), the same on every retry and '
+        + 'every redelivery of the event, signed with the body. The key a receiver de-duplicates on.',
       example: 'evt_01a20047759d06fecd7b4cb11389',
     },
     {

@@ -76,9 +76,10 @@ function signedRequest(core: Core, p: Prepared, body: string): OutgoingRequest {
     [names.delivery]: p.delivery.id,
     [names.webhookId]: p.webhook.id,
     [names.attempt]: String(p.attempt),
-    'webhook-id': p.delivery.id,
+    // The event id, the same on every retry and redelivery: Standard Webhooks' idempotency key (DESIGN.md).
+    'webhook-id': p.event.id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signStandard(secret, p.delivery.id, timestamp, body),
+    'webhook-signature': signStandard(secret, p.event.id, timestamp, body),
   };
   return { url: p.webhook.url, headers, body };
 }

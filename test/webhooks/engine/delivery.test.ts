@@ -1,6 +1,7 @@
 // Delivering to a real local receiver: signed bodies, headers, wake-up without polling, success = 200 only,
 // no redirects, the timeout, response capture, the payload filter and cancellation.
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../../helpers/db.js';
 import { testWaypost } from '../../helpers/waypost.js';
@@ -10,6 +11,7 @@ import type { Filters } from '../../../src/core.js';
 import { verifySignature } from '../../../src/index.js';
 import { attemptDelivery } from '../../../src/webhooks/delivery/attempt.js';
 import { disableWebhook } from '../../../src/webhooks/disable.js';
+import { redeliver } from '../../../src/webhooks/delivery-log.js';
 import { DeliveryWorker, startWorker, type Worker } from '../../../src/webhooks/index.js';
 import { startReceiver, status, type Receiver } from './receiver.js';
 import { addWebhook } from './fixtures.js';
@@ -66,12 +68,18 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
     expect(h['x-waypost-delivery']).toBe(d.id);
     expect(h['x-waypost-webhook-id']).toBe(hook.id);
     expect(h['x-waypost-attempt']).toBe('1');
-    expect(h['webhook-id']).toBe(d.id);
+    expect(h['webhook-id']).toBe(d.event_id);
     const ts = h['webhook-timestamp'] as string;
     expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(60);
     const key = Buffer.from(hook.secret.slice('whsec_'.length), 'base64');
-    const expected = createHmac('sha256', key).update(`${d.id}.${ts}.${receiver.requests[0].raw.toString('utf8')}`).digest('base64');
+    const raw = receiver.requests[0].raw.toString('utf8');
+    const expected = createHmac('sha256', key).update(`${d.event_id}.${ts}.${raw}`).digest('base64');
     expect(h['webhook-signature']).toBe(`v1,${expected}`);
+    // The Standard Webhooks reference library accepts it as it stands (and refuses another secret).
+    const standard = { 'webhook-id': h['webhook-id'] as string, 'webhook-timestamp': ts,
+      'webhook-signature': h['webhook-signature'] as string };
+    expect(new Webhook(hook.secret).verify(raw, standard)).toEqual(JSON.parse(raw));
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(raw, standard)).toThrow();
     // The attempt is logged with the request (signature, never the secret) and the answer.
     const [a] = await attempts();
     expect(a).toMatchObject({ attempt: 1, success: 1, response_status: 200, response_body: 'ok', request_url: receiver.url });
@@ -99,6 +107,31 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
     const d = await onlyDelivery();
     expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status: 201, lease_owner: null });
     expect(Number(d.next_attempt_at)).toBeGreaterThanOrEqual(Date.now() + 55_000);
+  });
+
+  it('keeps webhook-id (the event id) on every retry and every redelivery: the receiver de-duplicates on it', async () => {
+    await setup();
+    receiver.respond = status(500, 'busy');
+    const hook = await addWebhook(wp.core, receiver.url);
+    await wp.put('enquiries', 3, enquiry);
+    const first = await onlyDelivery();
+    await attemptDelivery(wp.core, first.id); // fails: a retry is scheduled
+    receiver.respond = status(200, 'ok');
+    await attemptDelivery(wp.core, first.id); // the retry
+    const again = await redeliver(wp.core, first.id); // a manual redelivery: a new delivery of the same event
+    await attemptDelivery(wp.core, again.id);
+    const sent = receiver.requests.map((r) => r.headers);
+    expect(sent).toHaveLength(3);
+    expect(sent.map((h) => h['webhook-id'])).toEqual([first.event_id, first.event_id, first.event_id]);
+    expect(sent.map((h) => h['x-waypost-delivery'])).toEqual([first.id, first.id, again.id]);
+    expect(again.id).not.toBe(first.id);
+    expect(sent.map((h) => h['x-waypost-attempt'])).toEqual(['1', '2', '1']);
+    for (const [i, h] of sent.entries()) {
+      const raw = receiver.requests[i].raw.toString('utf8');
+      const headers = { 'webhook-id': h['webhook-id'] as string, 'webhook-timestamp': h['webhook-timestamp'] as string,
+        'webhook-signature': h['webhook-signature'] as string };
+      expect(new Webhook(hook.secret).verify(raw, headers)).toMatchObject({ id: first.event_id });
+    }
   });
 
   it('does not follow redirects', async () => {
