@@ -14,9 +14,8 @@ import { hasRedis, REDIS_URL } from '../helpers/services.js';
 import { testWaypost } from '../helpers/waypost.js';
 import { apiRoot, type Config } from '../../src/config.js';
 import { createApiKey } from '../../src/api/keys.js';
-import { CONSOLE_DIST, buildReferenceAssets, precompressDir, REFERENCE_DIST } from '../../src/build/precompress.js';
-import { ensureConsoleBuilt } from '../../src/admin/console.js';
-import { createLogger } from '../../src/log.js';
+import { CONSOLE_DIST, buildReferenceAssets, REFERENCE_DIST } from '../../src/build/precompress.js';
+import { buildConsole } from '../console/browser.js';
 import type { Waypost } from '../../src/sdk.js';
 import { authOf, trip } from './setup.js';
 
@@ -166,9 +165,9 @@ describe('precompressed files', () => {
   let wp: Waypost;
   let url: string;
   beforeAll(async () => {
-    // What `npm run build` does: the console built, its files and the reference bundle compressed beside them.
-    expect(ensureConsoleBuilt(createLogger('silent'))).toBe(true);
-    precompressDir(CONSOLE_DIST);
+    // What `npm run build` does: the console built, its files and the reference bundle compressed beside them
+    // (buildConsole holds the lock the browser suites build under, so none empties web/dist meanwhile).
+    buildConsole();
     buildReferenceAssets();
     wp = await testWaypost({ config: { port: 0 } });
     url = (await wp.serve('api')).url!;

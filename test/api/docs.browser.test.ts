@@ -1,6 +1,8 @@
 // The rendered API reference works in a real browser with the network cut off: every asset and the document
 // come from Waypost itself. axe-core finds no violation in it at phone and desktop widths.
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -9,6 +11,7 @@ import { testWaypost } from '../helpers/waypost.js';
 import { launchChromium } from '../console/browser.js';
 import { apiRoot } from '../../src/config.js';
 import type { Waypost } from '../../src/sdk.js';
+import { EVENT_TYPE_NAMES } from '../../src/webhooks/catalog.js';
 
 const chromiumHere = await hasChromium();
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -103,4 +106,23 @@ describe.skipIf(!chromiumHere)('API reference at /docs in Chromium', () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 120_000);
+
+  // The event catalog (the document's webhooks section) renders as its own section.
+  it('lists the 7 events as webhooks, each opening its payload schema and headers', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const errors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${base}/docs`);
+    await page.waitForSelector('.opblock-summary-path', { timeout: 15_000 });
+    const body = (await page.textContent('body')) ?? '';
+    expect(body).toContain('Webhooks');
+    for (const type of EVENT_TYPE_NAMES) expect(body, type).toContain(type);
+    const payment = page.locator('.opblock', { hasText: 'booking.payment.completed' }).first();
+    await payment.locator('.opblock-summary').click();
+    await page.getByText('X-Waypost-Signature').first().waitFor();
+    await page.screenshot({ path: join(tmpdir(), 'waypost-reference-webhooks.png'), fullPage: false });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { freePort, hasChromium } from '../helpers/services.js';
-import { testWaypost } from '../helpers/waypost.js';
-import { buildConsole, launchChromium } from '../console/browser.js';
-import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
+import { hasChromium } from '../helpers/services.js';
+import { signedInConsole } from '../console/browser.js';
 import type { Waypost } from '../../src/sdk.js';
 
 describe.runIf(await hasChromium())('the Postman collection from the API Keys tab', () => {
@@ -17,23 +15,9 @@ describe.runIf(await hasChromium())('the Postman collection from the API Keys ta
   let page: Page;
 
   beforeAll(async () => {
-    buildConsole();
     // The base URL is the real one: the link points at the API through it.
-    const port = await freePort();
-    wp = await testWaypost({ config: { port, host: '127.0.0.1', baseUrl: `http://127.0.0.1:${port}` } });
-    base = (await wp.serve('all')).url!;
-    browser = await launchChromium();
-    const viewport = { width: 1280, height: 800 };
-    const context = await browser.newContext({ viewport, baseURL: base, acceptDownloads: true });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    const token = await issueSetupToken(wp.core);
-    await page.goto(setupLink(wp.core, token!));
-    await page.getByLabel('E-mail').fill('ops@example.com');
-    await page.getByLabel('Password', { exact: true }).fill('postman link password');
-    await page.getByLabel('Repeat password').fill('postman link password');
-    await page.getByRole('button', { name: 'Create admin and sign in' }).click();
-    await page.getByRole('heading', { name: 'Webhooks & API' }).waitFor();
+    ({ wp, base, browser, page } = await signedInConsole({ viewport: { width: 1280, height: 800 },
+      acceptDownloads: true, password: 'postman link password' }));
   }, 120_000);
 
   afterAll(async () => {

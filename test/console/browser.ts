@@ -4,9 +4,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM } from '../helpers/services.js';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, freePort } from '../helpers/services.js';
+import { testWaypost } from '../helpers/waypost.js';
+import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
+import type { Waypost } from '../../src/sdk.js';
 import { PACKAGE_ROOT } from '../../src/admin/console.js';
+import { CONSOLE_DIST, precompressDir } from '../../src/build/precompress.js';
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
@@ -68,6 +72,34 @@ export function buildConsole(): void {
     const args = ['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'error'];
     const res = spawnSync(process.execPath, args, { cwd: PACKAGE_ROOT, encoding: 'utf8' });
     if (res.status !== 0) throw new Error(`console build failed:\n${res.stdout}\n${res.stderr}`);
+    precompressDir(CONSOLE_DIST); // as `npm run build` leaves it: suites that read the .br/.gz files share this build
     writeFileSync(STAMP, hash);
   });
+}
+
+export interface SignedInConsole { wp: Waypost; base: string; browser: Browser; page: Page }
+
+/**
+ * A served Waypost (all roles, on a free port) and a Chromium page signed in as its first admin through the setup
+ * link: what a browser suite that is not about signing in starts from.
+ */
+export async function signedInConsole(options: { viewport: { width: number; height: number };
+  acceptDownloads?: boolean; password: string }): Promise<SignedInConsole> {
+  buildConsole();
+  const port = await freePort();
+  const wp = await testWaypost({ config: { port, host: '127.0.0.1', baseUrl: `http://127.0.0.1:${port}` } });
+  const base = (await wp.serve('all')).url!;
+  const browser = await launchChromium();
+  const context = await browser.newContext({ viewport: options.viewport, baseURL: base,
+    acceptDownloads: options.acceptDownloads ?? false });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  const token = await issueSetupToken(wp.core);
+  await page.goto(setupLink(wp.core, token!));
+  await page.getByLabel('E-mail').fill('ops@example.com');
+  await page.getByLabel('Password', { exact: true }).fill(options.password);
+  await page.getByLabel('Repeat password').fill(options.password);
+  await page.getByRole('button', { name: 'Create admin and sign in' }).click();
+  await page.getByRole('heading', { name: 'Webhooks & API' }).waitFor();
+  return { wp, base, browser, page };
 }

@@ -4,12 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { freePort, hasChromium } from '../helpers/services.js';
-import { testWaypost } from '../helpers/waypost.js';
+import { hasChromium } from '../helpers/services.js';
 import type { Waypost } from '../../src/sdk.js';
-import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
 import { EVENT_TYPES } from '../../src/webhooks/catalog.js';
-import { buildConsole, launchChromium } from './browser.js';
+import { signedInConsole } from './browser.js';
 
 const SHOT = join(tmpdir(), 'waypost-screenshots', 'event-sample.png');
 
@@ -19,21 +17,8 @@ describe.runIf(await hasChromium())('event samples in the webhook form, in Chrom
   let page: Page;
 
   beforeAll(async () => {
-    buildConsole();
-    const port = await freePort();
-    wp = await testWaypost({ config: { port, host: '127.0.0.1', baseUrl: `http://127.0.0.1:${port}` } });
-    const base = (await wp.serve('all')).url!;
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: base });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    const token = await issueSetupToken(wp.core);
-    await page.goto(setupLink(wp.core, token!).replace(wp.config.baseUrl, base));
-    await page.getByLabel('E-mail').fill('ops@example.com');
-    await page.getByLabel('Password', { exact: true }).fill('samples e2e password');
-    await page.getByLabel('Repeat password').fill('samples e2e password');
-    await page.getByRole('button', { name: 'Create admin and sign in' }).click();
-    await page.getByRole('heading', { name: 'Webhooks & API' }).waitFor();
+    ({ wp, browser, page } = await signedInConsole({ viewport: { width: 1280, height: 900 },
+      password: 'samples e2e password' }));
   }, 120_000);
 
   afterAll(async () => {
