@@ -33,7 +33,10 @@ export function ensureConsoleBuilt(log: Logger): boolean {
     return false;
   }
   process.stderr.write('Building the admin console (first start)…\n');
-  const res = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { cwd: PACKAGE_ROOT, stdio: 'inherit' });
+  // The production bundle whatever NODE_ENV the server runs with (Vite bundles React's dev build otherwise).
+  const env = { ...process.env, NODE_ENV: 'production' };
+  const args = [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'];
+  const res = spawnSync(process.execPath, args, { cwd: PACKAGE_ROOT, stdio: 'inherit', env });
   if (res.status !== 0 || !isBuilt()) {
     log.warn('building the admin console failed: run "npm run build" to see why');
     return false;

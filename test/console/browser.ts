@@ -70,7 +70,9 @@ export function buildConsole(): void {
     const hash = sourceHash();
     if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash) return;
     const args = ['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'error'];
-    const res = spawnSync(process.execPath, args, { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+    // NODE_ENV=production as `npm run build` has it: under vitest (NODE_ENV=test) Vite would bundle React's dev build.
+    const env = { ...process.env, NODE_ENV: 'production' };
+    const res = spawnSync(process.execPath, args, { cwd: PACKAGE_ROOT, encoding: 'utf8', env });
     if (res.status !== 0) throw new Error(`console build failed:\n${res.stdout}\n${res.stderr}`);
     precompressDir(CONSOLE_DIST); // as `npm run build` leaves it: suites that read the .br/.gz files share this build
     writeFileSync(STAMP, hash);
