@@ -5,14 +5,15 @@
 // `search` lists are in id order (the search index is kept in id order); `modified_after` lists are in
 // updated_at order (it is a range of that index), unless a search drives. Other orders answer 400.
 import { sql, type RawBuilder } from 'kysely';
-import type { DialectName } from '../store/db.js';
 import type { ApiResource } from '../records/schemas.js';
 import { invalidParameter } from '../errors.js';
+import type { ListSql } from '../store/list-sql.js';
 import type { ListQuery } from './schemas.js';
 
 export type Driver = 'none' | 'status' | 'customer_id' | 'email' | 'booking_id' | 'trip_id' | 'search';
 
-/** The index each driver walks for each sort field (SQLite names it with INDEXED BY; null: the rowid order). */
+/** The index each driver walks for each sort field (SQLite names it with INDEXED BY, see
+ * store/list-sql.ts; null: the rowid order). */
 const INDEXES: Record<ApiResource, Partial<Record<Driver, Record<string, string | null>>>> = {
   bookings: {
     none: { id: 'bookings_visible_id', created_at: 'bookings_visible_created', updated_at: 'bookings_visible_updated' },
@@ -103,7 +104,7 @@ export interface Shape {
 }
 
 /** The page's query: id, data and the sort value of perpage + 1 rows, walking the driver's index. */
-export function pageQuery(dialect: DialectName, s: Shape): RawBuilder<{ id: number; data: string; sort_key: unknown }> {
+export function pageQuery(dialect: ListSql, s: Shape): RawBuilder<{ id: number; data: string; sort_key: unknown }> {
   const dir = sql.raw(s.order === 'asc' ? 'ASC' : 'DESC');
   const op = sql.raw(s.order === 'asc' ? '>' : '<');
   const { from, keyTable, keyId } = source(dialect, s);
@@ -126,7 +127,7 @@ export function pageQuery(dialect: DialectName, s: Shape): RawBuilder<{ id: numb
  * to `limit` (index-only for most drivers); at `limit` the total is unknown (counting it would cost O(matches)).
  * `rest` (null when the index answers every filter): how many of those at most `limit` entries pass the others.
  */
-export function countQueries(dialect: DialectName, s: Shape, limit: number)
+export function countQueries(dialect: ListSql, s: Shape, limit: number)
   : { walk: RawBuilder<{ n: number }>; rest: RawBuilder<{ n: number }> | null } {
   const { from, keyFrom } = source(dialect, s);
   const { index, rest } = splitConditions(dialect, s);
@@ -140,11 +141,10 @@ export function countQueries(dialect: DialectName, s: Shape, limit: number)
 }
 
 /** FROM clause: the record table as `r`, or the driving index's table joined to it. */
-function source(dialect: DialectName, s: Shape) {
+function source(dialect: ListSql, s: Shape) {
   const table = sql.table(s.resource);
   const index = INDEXES[s.resource][s.driver === 'search' ? 'none' : s.driver]?.[s.orderby];
-  const hint = (name: string | null | undefined) =>
-    dialect === 'sqlite' && name ? sql` INDEXED BY ${sql.id(name)}` : sql``;
+  const hint = dialect.indexHint;
   if (s.driver === 'trip_id') {
     return {
       from: sql`booking_trips AS k${hint(index)} JOIN ${table} AS r ON r.id = k.booking_id`,
@@ -152,25 +152,20 @@ function source(dialect: DialectName, s: Shape) {
       keyTable: 'k', keyId: sql.ref('k.booking_id'),
     };
   }
-  if (s.driver === 'search' && dialect === 'sqlite') {
-    return {
-      from: sql`${sql.table(`${s.resource}_fts`)} AS k JOIN ${table} AS r ON r.id = k.rowid`,
-      keyFrom: sql`${sql.table(`${s.resource}_fts`)} AS k`,
-      keyTable: 'r', keyId: sql.ref('k.rowid'),
-    };
-  }
+  const searched = s.driver === 'search' ? dialect.searchSource(s.resource) : null;
+  if (searched) return searched;
   const from = sql`${table} AS r${hint(index)}`;
   return { from, keyFrom: from, keyTable: 'r', keyId: sql.ref('r.id') };
 }
 
 /** All the conditions of a list (the page query checks them all). */
-function conditions(dialect: DialectName, s: Shape): RawBuilder<unknown>[] {
+function conditions(dialect: ListSql, s: Shape): RawBuilder<unknown>[] {
   const { index, rest } = splitConditions(dialect, s);
   return [...index, ...rest];
 }
 
 /** The conditions the driving index answers (`index`), and those checked on each row it yields (`rest`). */
-function splitConditions(dialect: DialectName, s: Shape) {
+function splitConditions(dialect: ListSql, s: Shape) {
   const f = s.filters;
   const index: RawBuilder<unknown>[] = [];
   const rest: RawBuilder<unknown>[] = [];
@@ -192,19 +187,6 @@ function splitConditions(dialect: DialectName, s: Shape) {
     const ranged = s.orderby === 'updated_at' && s.driver !== 'search';
     (ranged ? index : rest).push(sql`${sql.ref(`${key}.updated_at`)} > ${f.modifiedAfter}`);
   }
-  if (f.search !== undefined) by('search').push(searchMatch(dialect, s));
+  if (f.search !== undefined) by('search').push(dialect.searchMatch(s.resource, f.search, s.driver === 'search'));
   return { index, rest };
-}
-
-/** The search condition: the driving MATCH, or a per-row check when another index drives. */
-function searchMatch(dialect: DialectName, s: Shape): RawBuilder<unknown> {
-  const needle = s.filters.search!;
-  if (dialect === 'sqlite') {
-    const phrase = `"${needle.replace(/"/g, '""')}"`;
-    const fts = sql.table(`${s.resource}_fts`);
-    return s.driver === 'search'
-      ? sql`k.search_text MATCH ${phrase}`
-      : sql`EXISTS (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ${phrase} AND rowid = r.id)`;
-  }
-  return sql`r.search_text LIKE ${`%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`;
 }

@@ -47,7 +47,7 @@ async function totalOf(core: Core, shape: Shape): Promise<number | null> {
     const [row] = await readRows<{ total: number }>(core, query);
     return Number(row?.total ?? 0);
   }
-  const { walk, rest } = countQueries(core.store.dialect, shape, COUNTED_MATCHES + 1);
+  const { walk, rest } = countQueries(core.store.sql, shape, COUNTED_MATCHES + 1);
   const count = async (q: typeof walk) => Number((await readRows<{ n: number }>(core, q.compile(core.db)))[0]?.n ?? 0);
   const walked = await count(walk);
   if (walked > COUNTED_MATCHES) return null;
@@ -70,7 +70,7 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
   const cursor = q.after !== undefined ? decodeCursor(q.after, orderby, order) : null;
   const shape: Shape = { resource, filters, driver, orderby, order, cursor, limit: perpage + 1, offset };
 
-  const query = pageQuery(core.store.dialect, shape).compile(core.db);
+  const query = pageQuery(core.store.sql, shape).compile(core.db);
   const [rows, total] = await Promise.all([
     readRows<{ id: number; data: string; sort_key: unknown }>(core, query),
     totalOf(core, shape),

@@ -7,12 +7,16 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import type { Database } from './tables.js';
 import { SqliteWriter } from './sqlite-writer.js';
+import { LIST_SQL, type ListSql } from './list-sql.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 export interface Store {
   db: Kysely<Database>;
+  /** The database's name, for reports (/readyz, logs); code that needs a difference calls `sql` instead. */
   dialect: DialectName;
+  /** What differs between the databases, behind one interface (list-sql.ts). */
+  sql: ListSql;
   /** For PostgreSQL: the connection string (LISTEN/NOTIFY opens its own client). */
   url: string;
   close(): Promise<void>;
@@ -82,7 +86,8 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
       await writer?.close();
       await db.destroy();
     };
-    return { db, dialect: 'sqlite', url, close, sqlite, statement: (sqlText) => connection.prepare(sqlText), writer };
+    const statement = (sqlText: string) => connection.prepare(sqlText);
+    return { db, dialect: 'sqlite', sql: LIST_SQL.sqlite, url, close, sqlite, statement, writer };
   }
   // keepAlive and a connect timeout: a server that vanished without closing its sockets (a network cut, a failover
   // to another host) fails requests quickly (503) instead of leaving them hanging until the OS gives up.
@@ -98,5 +103,5 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     client.on('error', () => {});
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', url, close: () => db.destroy() };
+  return { db, dialect: 'postgres', sql: LIST_SQL.postgres, url, close: () => db.destroy() };
 }

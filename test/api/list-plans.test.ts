@@ -104,7 +104,7 @@ describe.each(DIALECTS)('list query plans on %s', (dialect) => {
       const failures: string[] = [];
       const all = cases(resource);
       for (const c of all) {
-        const lines = await plan(pageQuery(dialect, c.shape).compile(wp.core.db));
+        const lines = await plan(pageQuery(wp.core.store.sql, c.shape).compile(wp.core.db));
         const bad = problems(lines, c.shape);
         if (bad.length) failures.push(`${c.name}\n    ${bad.join('\n    ')}`);
       }
@@ -115,7 +115,7 @@ describe.each(DIALECTS)('list query plans on %s', (dialect) => {
     it(`${resource}: every bounded total walks the driving index`, async () => {
       const failures: string[] = [];
       for (const c of cases(resource).filter((x) => x.name.endsWith(' desc first'))) {
-        const { walk, rest } = countQueries(dialect, { ...c.shape, cursor: null }, 1001);
+        const { walk, rest } = countQueries(wp.core.store.sql, { ...c.shape, cursor: null }, 1001);
         const lines: string[] = [];
         for (const q of rest ? [walk, rest] : [walk]) lines.push(...await plan(q.compile(wp.core.db), c.shape.driver === 'search'));
         // PostgreSQL's pg_trgm index answers a search as a bitmap of its matches (how GIN indexes work).
