@@ -24,12 +24,11 @@ export class ForeignWrites {
   constructor(private readonly source: Source | null) {}
 
   static of(core: Core): ForeignWrites {
-    const sqlite = core.store.sqlite;
-    if (!sqlite) return new ForeignWrites(null);
     // Prepared once: this runs on every request.
-    const version = sqlite.prepare('PRAGMA data_version').pluck();
-    const counters = sqlite.prepare(core.db.selectFrom('change_counters').select(['name', 'generation']).compile().sql);
-    return new ForeignWrites({ version: () => Number(version.get()), counters: () => counters.all() as ChangeCounterRow[] });
+    const source = core.store.sql.changeSource(core.db.selectFrom('change_counters').select(['name', 'generation'])
+      .compile().sql);
+    if (!source) return new ForeignWrites(null);
+    return new ForeignWrites({ version: source.version, counters: () => source.counters() as ChangeCounterRow[] });
   }
 
   /** Whether other processes' commits can be noticed (SQLite). */

@@ -8,7 +8,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { searchTextOf } from '../records/rows.js';
-import { dialectOf, SEARCHABLE, type Searchable } from '../store/dialect.js';
+import type { Pending } from '../store/bulk-schema.js';
+import type { Searchable } from '../store/dialect.js';
 
 type Db = Kysely<any>;
 
@@ -18,16 +19,8 @@ const TABLES = ['trips', 'customers', 'bookings', 'booking_trips', 'payments', '
 const KEPT = ['customers_email'];
 /** Below this size an import writes its indexes as it goes (a rebuild would cost more than it saves). */
 const BULK_MIN_BYTES = 8 * 1024 * 1024;
-/** FTS5's pending-terms limit while a search index is rebuilt (its default is 1 MB). */
-const FTS_HASH_BYTES = 8 * 1024 * 1024;
 /** A rough import line (the scale file's average is about 480 bytes), to compare a file with the tables. */
 const LINE_BYTES = 500;
-
-interface Pending {
-  name: string;
-  kind: 'index' | 'trigger' | 'search';
-  definition: string;
-}
 
 /** What an earlier bulk load left to rebuild (empty when nothing is pending). */
 export async function pendingBulkLoad(db: Db): Promise<Pending[]> {
@@ -46,29 +39,12 @@ export async function shouldBulkLoad(core: Core, bytes: number): Promise<boolean
   return Number(row?.rows ?? 0) * LINE_BYTES < bytes;
 }
 
-/** What a bulk load drops: the record tables' secondary indexes and triggers, as their CREATE statements. */
-async function droppable(db: Db): Promise<Pending[]> {
-  if (dialectOf(db) === 'sqlite') {
-    const { rows } = await sql<{ name: string; kind: 'index' | 'trigger'; definition: string }>`
-      SELECT name, type AS kind, sql AS definition FROM sqlite_master
-      WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name IN (${sql.join(TABLES)})
-        AND name NOT IN (${sql.join(KEPT)})`.execute(db);
-    return [...rows, ...SEARCHABLE.map((t) => ({ name: `${t}_fts`, kind: 'search' as const, definition: t }))];
-  }
-  const { rows } = await sql<{ name: string; definition: string }>`
-    SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
-    FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
-    WHERE t.relnamespace = current_schema()::regnamespace AND t.relname IN (${sql.join(TABLES)})
-      AND NOT i.indisprimary AND NOT i.indisunique AND c.relname NOT IN (${sql.join(KEPT)})`.execute(db);
-  return rows.map((r) => ({ ...r, kind: 'index' as const }));
-}
-
 /** Records and drops the indexes and triggers, in one transaction. Nothing to do when a bulk load is pending. */
 export async function beginBulkLoad(core: Core): Promise<void> {
   await core.db.transaction().execute(async (trx) => {
     const db = trx as unknown as Db;
     if ((await pendingBulkLoad(db)).length > 0) return;
-    const drop = await droppable(db);
+    const drop = await core.store.sql.secondaryIndexes(db, TABLES, KEPT);
     if (drop.length === 0) return;
     await db.insertInto('bulk_load_pending').values(drop).execute();
     for (const p of drop) {
@@ -88,30 +64,18 @@ export async function finishBulkLoad(core: Core, onStep?: (step: string, done: n
   const pending = await pendingBulkLoad(core.db);
   const order = { index: 0, search: 1, trigger: 2 } as const;
   pending.sort((a, b) => order[a.kind] - order[b.kind] || a.name.localeCompare(b.name));
-  const sqlite = core.store.sqlite;
-  if (sqlite && pending.some((p) => p.kind === 'search')) {
-    // The search text comes from the stored record, as the write path computes it (SQLite keeps no copy of it).
-    sqlite.function('waypost_search_text', { deterministic: true }, (resource: unknown, data: unknown) =>
-      searchTextOf(resource as Searchable, JSON.parse(String(data))));
-  }
+  // The search text comes from the stored record, as the write path computes it.
+  const textOf = (table: string, data: string) => searchTextOf(table as Searchable, JSON.parse(data));
   const triggers = pending.filter((p) => p.kind === 'trigger');
   let done = 0;
   for (const p of pending.filter((q) => q.kind !== 'trigger')) {
     onStep?.(p.name, done++, pending.length);
     await core.db.transaction().execute(async (trx) => {
       if (p.kind === 'index') {
-        // PostgreSQL sorts in maintenance_work_mem: its default (64 MB) spills a million rows to disk.
-        if (dialectOf(trx) === 'postgres') await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);
+        await core.store.sql.beforeIndexBuild(trx);
         await sql.raw(p.definition).execute(trx);
       } else {
-        const fts = sql.table(p.name);
-        await sql`INSERT INTO ${fts} (${fts}) VALUES ('delete-all')`.execute(trx);
-        // FTS5 writes a segment each time its pending terms pass 'hashsize' (1 MB): at 8 MB, fewer segments to merge
-        // (about a quarter faster). Back to the default before the commit, which is what reads it.
-        await sql`INSERT INTO ${fts} (${fts}, rank) VALUES ('hashsize', ${sql.lit(FTS_HASH_BYTES)})`.execute(trx);
-        await sql`INSERT INTO ${fts} (rowid, search_text)
-          SELECT id, waypost_search_text(${p.definition}, data) FROM ${sql.table(p.definition)}`.execute(trx);
-        await sql`INSERT INTO ${fts} (${fts}, rank) VALUES ('hashsize', ${sql.lit(1024 * 1024)})`.execute(trx);
+        await core.store.sql.rebuildSearch(trx, p, textOf);
       }
       await (trx as unknown as Db).deleteFrom('bulk_load_pending').where('name', '=', p.name).execute();
     });

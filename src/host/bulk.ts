@@ -49,9 +49,7 @@ export async function putBatch(
   bulkLoad = false,
 ): Promise<BulkOutcome[]> {
   const { outcomes, resources } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
-    // An import batch need not wait for its WAL flush: a crash loses at most the last batches, and with them the
-    // progress marker of the same transaction, so a re-run writes them again. (SQLite's WAL does not sync either.)
-    if (core.store.dialect === 'postgres') await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+    await core.store.sql.bulkCommitSettings(trx); // PostgreSQL: no wait for the WAL flush (bulk-schema.ts)
     await lockNames(trx, items.flatMap((item) => writeLockNames(item.resource, item.id, item.input)));
     const batch = new Batch(trx, iso(core.clock.now()), null, bulkLoad);
     const outcomes = await batch.decide(items);

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { AppError, badRequest } from '../errors.js';
 import { iso } from '../records/normalize.js';
@@ -26,11 +26,6 @@ export const IMPORT_TYPES: Readonly<Record<string, Resource>> = Object.freeze({
   review: 'reviews', reviews: 'reviews',
 });
 
-/**
- * Lines per transaction. PostgreSQL's batches take an advisory lock per record they touch (src/host/locks.ts), and
- * its shared lock table holds about 6,400 by default: 500 lines take at most 1,500.
- */
-export const DEFAULT_BATCH_SIZE = { sqlite: 2000, postgres: 500 } as const;
 /**
  * SQLite page cache while importing (KiB): a million rows' index pages stay in memory between batches. A bulk load
  * appends rows in id order and has few index pages to keep, so it needs much less.
@@ -164,7 +159,7 @@ function progressQuery(db: Kysely<Database>, key: string, line: number, now: str
 }
 
 export async function importFile(core: Core, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE[core.store.dialect];
+  const batchSize = options.batchSize ?? core.store.sql.defaultImportBatch;
   const { key, size } = await importFileKey(path);
   const resumedAfter = options.restart ? 0 : await committedLine(core, key);
   const summary: ImportSummary = {
@@ -183,9 +178,8 @@ export async function importFile(core: Core, path: string, options: ImportOption
   const cacheKib = IMPORT_CACHE_KIB[bulk ? 'bulk' : 'rows'];
   const pragma = { sql: `PRAGMA cache_size = -${cacheKib}`, parameters: [] };
   if (pipeline) await core.store.writer!.transaction([pragma]);
-  const sqlite = pipeline ? undefined : core.store.sqlite; // with the writer thread, only its cache matters
-  const cacheBefore = sqlite?.pragma('cache_size', { simple: true });
-  sqlite?.pragma(`cache_size = -${cacheKib}`);
+  // With the writer thread, only its cache matters.
+  const restoreCache = pipeline ? () => {} : core.store.sql.importCache(cacheKib);
   const stream = createReadStream(summary.file);
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
   let batch: Array<ImportItem & { line: number }> = [];
@@ -262,16 +256,13 @@ export async function importFile(core: Core, path: string, options: ImportOption
     if (lineNo > submittedThrough) await flush(lineNo);
     await inFlight;
     if (bulk) await finishBulkLoad(core, options.onRebuild);
-    // PostgreSQL plans from table statistics: after a bulk load they are stale until autovacuum comes by, and a
-    // planner that thinks a table is empty sorts a million rows. SQLite's lists name their index (list-plan.ts).
-    if (core.store.dialect === 'postgres' && summary.created + summary.changed > 0) {
-      await sql`ANALYZE trips, customers, bookings, booking_trips, payments, enquiries, reviews`.execute(core.db);
-    }
+    // PostgreSQL refreshes its planner's statistics (bulk-schema.ts).
+    if (summary.created + summary.changed > 0) await core.store.sql.afterImport(core.db);
   } finally {
     await (inFlight as Promise<void> | null)?.catch(() => undefined); // settled before the file is let go
     reader.close();
     stream.destroy();
-    if (sqlite?.open) sqlite.pragma(`cache_size = ${String(cacheBefore)}`);
+    restoreCache();
   }
   return summary;
 }

@@ -1,5 +1,5 @@
 // Opens the database named by DATABASE_URL: SQLite (better-sqlite3, WAL) or PostgreSQL (pg). Everything else in
-// Waypost goes through the typed Kysely instance; dialect differences live in src/store/dialect.ts.
+// Waypost goes through the typed Kysely instance; dialect differences live in src/store/ (`Store.sql`, dialect.ts).
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -7,16 +7,24 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import type { Database } from './tables.js';
 import { SqliteWriter } from './sqlite-writer.js';
+import { postgresBulk, sqliteBulk, type BulkSql } from './bulk-schema.js';
+import { sqliteChanges, type ChangeSource } from './data-version.js';
 import { LIST_SQL, type ListSql } from './list-sql.js';
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/** What differs between the databases, behind one interface: list-sql.ts, bulk-schema.ts, data-version.ts. */
+export interface DialectSql extends ListSql, BulkSql {
+  /** What tells of other connections' commits (null: nothing does). */
+  changeSource(countersSql: string): ChangeSource | null;
+}
 
 export interface Store {
   db: Kysely<Database>;
   /** The database's name, for reports (/readyz, logs); code that needs a difference calls `sql` instead. */
   dialect: DialectName;
-  /** What differs between the databases, behind one interface (list-sql.ts). */
-  sql: ListSql;
+  /** What differs between the databases: capability code calls this and never tests `dialect`. */
+  sql: DialectSql;
   /** For PostgreSQL: the connection string (LISTEN/NOTIFY opens its own client). */
   url: string;
   close(): Promise<void>;
@@ -87,7 +95,8 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
       await db.destroy();
     };
     const statement = (sqlText: string) => connection.prepare(sqlText);
-    return { db, dialect: 'sqlite', sql: LIST_SQL.sqlite, url, close, sqlite, statement, writer };
+    const dialectSql = { ...LIST_SQL.sqlite, ...sqliteBulk(sqlite), changeSource: sqliteChanges(sqlite) };
+    return { db, dialect: 'sqlite', sql: dialectSql, url, close, sqlite, statement, writer };
   }
   // keepAlive and a connect timeout: a server that vanished without closing its sockets (a network cut, a failover
   // to another host) fails requests quickly (503) instead of leaving them hanging until the OS gives up.
@@ -103,5 +112,6 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     client.on('error', () => {});
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', sql: LIST_SQL.postgres, url, close: () => db.destroy() };
+  const dialectSql = { ...LIST_SQL.postgres, ...postgresBulk, changeSource: () => null };
+  return { db, dialect: 'postgres', sql: dialectSql, url, close: () => db.destroy() };
 }

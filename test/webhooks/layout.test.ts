@@ -1,5 +1,6 @@
-// The layout rules (docs/ARCHITECTURE.md): no import cycle between capability folders, and the delivery engine's
-// files stay readable (at most 300 lines, no line over 120 characters).
+// The layout rules (docs/ARCHITECTURE.md): no import cycle between capability folders, the delivery engine's
+// files stay readable (at most 300 lines, no line over 120 characters), and only src/store/ and the delivery queue
+// ask which database they run on.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,5 +70,15 @@ describe('layout', () => {
       ];
     });
     expect(over).toEqual([]);
+  });
+
+  it('asks which database it runs on only in src/store/ and src/webhooks/delivery/queue/', () => {
+    const owners = [join(SRC, 'store'), join(SRC, 'webhooks/delivery/queue')];
+    // Comparing the dialect's name, or reaching for the SQLite connection, is a fork; reporting the name is not.
+    const fork = /dialect\s*[!=]==|store\.sqlite\b/;
+    const outside = files(SRC).filter((file) => !owners.some((dir) => file.startsWith(dir + '/')));
+    const forks = outside.flatMap((file) => readFileSync(file, 'utf8').split('\n')
+      .flatMap((line, i) => (fork.test(line) ? [`${relative(SRC, file)}:${i + 1}`] : [])));
+    expect(forks).toEqual([]);
   });
 });

@@ -1,0 +1,109 @@
+// Where SQLite and PostgreSQL differ for a large import (src/host/import.ts, bulk.ts, bulk-load.ts): the batch size
+// each does best with, how a batch commits, which secondary indexes and triggers a bulk load drops (sqlite_master vs
+// pg_index), how the search index is rebuilt (FTS5 table vs a GIN index like any other) and what follows an import.
+import { sql, type Kysely } from 'kysely';
+import type SqliteDatabase from 'better-sqlite3';
+import { SEARCHABLE } from './dialect.js';
+
+type Db = Kysely<any>;
+
+/** An index, trigger or search index a bulk load dropped, with what rebuilds it. */
+export interface Pending {
+  name: string;
+  kind: 'index' | 'trigger' | 'search';
+  /** The CREATE statement; for a search index, the table it indexes. */
+  definition: string;
+}
+
+export interface BulkSql {
+  /** Lines per import batch (SQLite's one writer commits fewer, larger batches faster). */
+  defaultImportBatch: number;
+  /** Settings for one import batch's transaction. */
+  bulkCommitSettings(trx: Db): Promise<void>;
+  /** The tables' secondary indexes and triggers but `kept`, and the search indexes a bulk load rebuilds. */
+  secondaryIndexes(db: Db, tables: string[], kept: string[]): Promise<Pending[]>;
+  /** Settings for the transaction that builds one index. */
+  beforeIndexBuild(trx: Db): Promise<void>;
+  /** Rebuilds a dropped search index from its table's rows; `textOf` gives a stored record's search text. */
+  rebuildSearch(trx: Db, p: Pending, textOf: (table: string, data: string) => string): Promise<void>;
+  /** Sets the main connection's page cache for an import; returns what puts it back. */
+  importCache(kib: number): () => void;
+  /** After an import that wrote rows. */
+  afterImport(db: Db): Promise<void>;
+}
+
+/**
+ * Lines per transaction. PostgreSQL's batches take an advisory lock per record they touch (src/host/locks.ts), and
+ * its shared lock table holds about 6,400 by default: 500 lines take at most 1,500.
+ */
+export const DEFAULT_BATCH_SIZE = { sqlite: 2000, postgres: 500 } as const;
+
+/** FTS5's pending-terms limit while a search index is rebuilt (its default is 1 MB). */
+const FTS_HASH_BYTES = 8 * 1024 * 1024;
+
+export function sqliteBulk(sqlite: SqliteDatabase.Database): BulkSql {
+  return {
+    defaultImportBatch: DEFAULT_BATCH_SIZE.sqlite,
+    bulkCommitSettings: async () => {},
+    secondaryIndexes: async (db, tables, kept) => {
+      const { rows } = await sql<{ name: string; kind: 'index' | 'trigger'; definition: string }>`
+        SELECT name, type AS kind, sql AS definition FROM sqlite_master
+        WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name IN (${sql.join(tables)})
+          AND name NOT IN (${sql.join(kept)})`.execute(db);
+      return [...rows, ...SEARCHABLE.map((t) => ({ name: `${t}_fts`, kind: 'search' as const, definition: t }))];
+    },
+    beforeIndexBuild: async () => {},
+    rebuildSearch: async (trx, p, textOf) => {
+      // The search text comes from the stored record, as the write path computes it (SQLite keeps no copy of it).
+      sqlite.function('waypost_search_text', { deterministic: true }, (table: unknown, data: unknown) =>
+        textOf(String(table), String(data)));
+      const fts = sql.table(p.name);
+      await sql`INSERT INTO ${fts} (${fts}) VALUES ('delete-all')`.execute(trx);
+      // FTS5 writes a segment each time its pending terms pass 'hashsize' (1 MB): at 8 MB, fewer segments to merge
+      // (about a quarter faster). Back to the default before the commit, which is what reads it.
+      await sql`INSERT INTO ${fts} (${fts}, rank) VALUES ('hashsize', ${sql.lit(FTS_HASH_BYTES)})`.execute(trx);
+      await sql`INSERT INTO ${fts} (rowid, search_text)
+        SELECT id, waypost_search_text(${p.definition}, data) FROM ${sql.table(p.definition)}`.execute(trx);
+      await sql`INSERT INTO ${fts} (${fts}, rank) VALUES ('hashsize', ${sql.lit(1024 * 1024)})`.execute(trx);
+    },
+    importCache: (kib) => {
+      const before = sqlite.pragma('cache_size', { simple: true });
+      sqlite.pragma(`cache_size = -${kib}`);
+      return () => {
+        if (sqlite.open) sqlite.pragma(`cache_size = ${String(before)}`);
+      };
+    },
+    // SQLite's lists name their index (store/list-sql.ts): no statistics to refresh.
+    afterImport: async () => {},
+  };
+}
+
+export const postgresBulk: BulkSql = {
+  defaultImportBatch: DEFAULT_BATCH_SIZE.postgres,
+  // An import batch need not wait for its WAL flush: a crash loses at most the last batches, and with them the
+  // progress marker of the same transaction, so a re-run writes them again. (SQLite's WAL does not sync either.)
+  bulkCommitSettings: async (trx) => {
+    await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+  },
+  secondaryIndexes: async (db, tables, kept) => {
+    const { rows } = await sql<{ name: string; definition: string }>`
+      SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
+      FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+      WHERE t.relnamespace = current_schema()::regnamespace AND t.relname IN (${sql.join(tables)})
+        AND NOT i.indisprimary AND NOT i.indisunique AND c.relname NOT IN (${sql.join(kept)})`.execute(db);
+    return rows.map((r) => ({ ...r, kind: 'index' as const }));
+  },
+  // PostgreSQL sorts in maintenance_work_mem: its default (64 MB) spills a million rows to disk.
+  beforeIndexBuild: async (trx) => {
+    await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);
+  },
+  rebuildSearch: async () => {
+    throw new Error('PostgreSQL search indexes are GIN indexes, rebuilt like the others');
+  },
+  importCache: () => () => {},
+  // PostgreSQL plans from table statistics: after a bulk load they are stale until autovacuum comes by, and a
+  // planner that thinks a table is empty sorts a million rows.
+  afterImport: async (db) => {
+    await sql`ANALYZE trips, customers, bookings, booking_trips, payments, enquiries, reviews`.execute(db);
+  },
+};
