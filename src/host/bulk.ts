@@ -2,19 +2,20 @@
 // putRecord gives line by line (write.ts), in a few statements per batch instead of about ten per line. It reads
 // what the batch replaces with one query per resource, decides every line in memory (draft.ts), then writes each
 // table with multi-row upserts and the totals as one delta each. No events: an import loads history silently.
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
 import { iso, type StoredRecords } from '../records/normalize.js';
 import { bumpCountQuery, countKeys, rowFor, storedRow, tripLinks } from '../records/rows.js';
 import { affectedApiResources, ASSIGNED_ID_MIN, type InputRecords, type Resource } from '../records/schemas.js';
 import { hostIdProblem } from '../records/validate.js';
-import { dialectOf, SEARCHABLE } from '../store/dialect.js';
+import { nextAssignedId, SEARCHABLE, searchIndexStatements, searchTextInIndexOnly, type Searchable }
+  from '../store/dialect.js';
 import { lockNames } from '../store/locks.js';
 import type { SqliteWriter } from '../store/sqlite-writer.js';
 import type { Database } from '../store/tables.js';
 import { storedFor } from './draft.js';
-import { rowsStatement } from './rows-statement.js';
+import { rowsStatement } from '../store/rows-statement.js';
 import { retryOnConflict, writeLockNames } from './locks.js';
 
 type Db = Kysely<Database>;
@@ -62,7 +63,9 @@ export async function putBatch(
 }
 
 function announce(core: Core, resources: Resource[]): void {
-  if (resources.length) core.bus.emit('records.changed', [...new Set([...resources, ...affectedApiResources(resources)])]);
+  if (resources.length) {
+    core.bus.emit('records.changed', [...new Set([...resources, ...affectedApiResources(resources)])]);
+  }
 }
 
 /**
@@ -97,11 +100,11 @@ class Batch {
   /** What it was when the batch began: the write's "before" for the search index, trip links and totals. */
   private original = new Map<Resource, Map<number, Stored | null>>();
   private written = new Map<Resource, Set<number>>();
-  nextAssigned: number | null;
+  lastAssigned: number | null;
 
   constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null,
     private readonly bulkLoad: boolean) {
-    this.nextAssigned = inflight?.nextAssigned ?? null;
+    this.lastAssigned = inflight?.lastAssigned ?? null;
   }
 
   /** Decides every item in order: what it stores and whether it is new or changed. */
@@ -221,24 +224,19 @@ class Batch {
   }
 
   private async assignId(): Promise<number> {
-    if (dialectOf(this.trx) === 'postgres') {
-      const { rows } = await sql<{ id: string }>`SELECT nextval('assigned_customer_ids') AS id`.execute(this.trx);
-      return Number(rows[0].id);
-    }
-    if (this.nextAssigned === null) {
-      const max = await this.trx.selectFrom('customers').select((eb) => eb.fn.max('id').as('max'))
-        .where('id', '>=', ASSIGNED_ID_MIN).executeTakeFirst();
-      this.nextAssigned = max?.max == null ? ASSIGNED_ID_MIN : Number(max.max) + 1;
-    }
-    return this.nextAssigned++;
+    // The batch before this one may have handed out ids it has not committed yet: count on from there.
+    this.lastAssigned = await nextAssignedId(this.trx, ASSIGNED_ID_MIN, this.lastAssigned);
+    return this.lastAssigned;
   }
 
   /** The statements that write what changed: rows, search index, trip links, totals (compiled, not run). */
   statements(): CompiledQuery[] {
     const db = this.trx as unknown as Kysely<any>;
     const out: CompiledQuery[] = [];
-    const sqlite = dialectOf(this.trx) === 'sqlite';
-    const noSearch = sqlite && this.bulkLoad; // SQLite keeps search text only in its index, rebuilt after a bulk load
+    const indexOnly = searchTextInIndexOnly(this.trx);
+    const noSearch = indexOnly && this.bulkLoad; // the index alone keeps the text: rebuilt after a bulk load
+    const rowsOf = (table: string, list: Array<Record<string, unknown>>) =>
+      rowsStatement(db, table, Object.keys(list[0]), list, null);
     const deltas = new Map<string, number>();
     for (const [resource, ids] of this.written) {
       const rows: Row[] = [];
@@ -266,23 +264,16 @@ class Batch {
       }
       const columns = Object.keys(rows[0]).filter((c) => c !== 'id');
       for (const part of chunks(rows)) {
-        out.push(rowsStatement(sqlite, resource, ['id', ...columns], part, 'id'));
+        out.push(rowsStatement(db, resource, ['id', ...columns], part, 'id'));
       }
-      if (sqlite && !this.bulkLoad && (SEARCHABLE as readonly string[]).includes(resource)) {
-        const fts = sql.table(`${resource}_fts`);
-        for (const part of chunks(search.filter((s) => s.replaces).map((s) => s.id))) {
-          out.push(sql`DELETE FROM ${fts} WHERE rowid IN (${sql.join(part)})`.compile(db));
-        }
-        for (const part of chunks(search)) {
-          out.push(rowsStatement(sqlite, `${resource}_fts`, ['rowid', 'search_text'],
-            part.map((s) => ({ rowid: s.id, search_text: s.text })), null));
-        }
+      if (!this.bulkLoad && (SEARCHABLE as readonly string[]).includes(resource)) {
+        out.push(...searchIndexStatements(db, resource as Searchable, search, CHUNK, rowsOf));
       }
       for (const part of chunks(links.replaced)) {
         out.push(db.deleteFrom('booking_trips').where('booking_id', 'in', part).compile());
       }
       for (const part of chunks(links.next)) {
-        out.push(rowsStatement(sqlite, 'booking_trips', Object.keys(part[0]), part, null));
+        out.push(rowsOf('booking_trips', part));
       }
     }
     for (const [key, delta] of deltas) if (delta !== 0) out.push(bumpCountQuery(this.trx, key, delta));

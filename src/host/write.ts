@@ -1,10 +1,10 @@
 // The one write path for host data (Host API, SDK and import all come here). Each call is one transaction that
 // updates the read model and runs the write listeners (which record events and queue deliveries), so nothing is
 // lost between "the booking changed" and "the webhook is queued". A PUT that changes nothing changes nothing.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { badRequest, invalidParameter } from '../errors.js';
-import { dialectOf } from '../store/dialect.js';
+import { nextAssignedId } from '../store/dialect.js';
 import type { Database } from '../store/tables.js';
 import { iso, type StoredRecords } from '../records/normalize.js';
 import { storedFor } from './draft.js';
@@ -175,21 +175,8 @@ async function resolveEmbeddedCustomer(
   const byEmail = await trx.selectFrom('customers').select('id')
     .where('email', '=', c.email.toLowerCase()).orderBy('id').limit(1).executeTakeFirst();
   if (byEmail) return byEmail.id;
-  const id = await assignCustomerId(trx);
+  const id = await nextAssignedId(trx, ASSIGNED_ID_MIN);
   await upsert(trx, core, 'customers', id, fields, changes);
   return id;
 }
 
-/**
- * The next id of Waypost's range. PostgreSQL: a sequence (concurrent writers never get the same one). SQLite: one
- * past the highest in the range, safe because a SQLite write transaction holds the database's only write lock.
- */
-async function assignCustomerId(trx: Db): Promise<number> {
-  if (dialectOf(trx) === 'postgres') {
-    const { rows } = await sql<{ id: string }>`SELECT nextval('assigned_customer_ids') AS id`.execute(trx);
-    return Number(rows[0].id);
-  }
-  const max = await trx.selectFrom('customers').select((eb) => eb.fn.max('id').as('max'))
-    .where('id', '>=', ASSIGNED_ID_MIN).executeTakeFirst();
-  return max?.max == null ? ASSIGNED_ID_MIN : Number(max.max) + 1;
-}

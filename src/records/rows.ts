@@ -1,7 +1,7 @@
 // Maps stored records to table rows (indexed columns + the JSON document) and back, and reads/writes one record.
 // Repositories are plain functions taking `db` or a transaction first; the caller owns the unit of work.
 import type { CompiledQuery, Kysely } from 'kysely';
-import { dialectOf, indexSearchText, searchText, type Searchable } from '../store/dialect.js';
+import { indexSearchText, searchTextInIndexOnly, searchText, type Searchable } from '../store/dialect.js';
 import type { Database } from '../store/tables.js';
 import { isLegacyEngine, type StoredRecords } from './normalize.js';
 import type { Resource } from './schemas.js';
@@ -90,7 +90,7 @@ export function searchTextOf<R extends Searchable>(resource: R, rec: StoredRecor
  * column stays empty there instead of storing it twice; PostgreSQL's pg_trgm index is built on the column.
  */
 export function storedRow(db: Db, row: Record<string, unknown>): Record<string, unknown> {
-  return 'search_text' in row && dialectOf(db) === 'sqlite' ? { ...row, search_text: '' } : row;
+  return 'search_text' in row && searchTextInIndexOnly(db) ? { ...row, search_text: '' } : row;
 }
 
 /**

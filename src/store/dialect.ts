@@ -1,5 +1,5 @@
 // The few places where SQLite and PostgreSQL differ, in one file.
-import { sql, SqliteAdapter, type Kysely } from 'kysely';
+import { sql, SqliteAdapter, type CompiledQuery, type Kysely } from 'kysely';
 import type { DialectName } from './db.js';
 
 export function dialectOf(db: Kysely<any>): DialectName {
@@ -21,9 +21,51 @@ export const SEARCHABLE = ['trips', 'customers', 'bookings', 'payments'] as cons
 export type Searchable = (typeof SEARCHABLE)[number];
 
 /** Keeps the SQLite FTS5 index in step with a row; PostgreSQL indexes the column itself. */
-export async function indexSearchText(db: Kysely<any>, table: Searchable, id: number, text: string | null): Promise<void> {
+export async function indexSearchText(db: Kysely<any>, table: Searchable, id: number, text: string | null)
+  : Promise<void> {
   if (dialectOf(db) !== 'sqlite') return;
   const fts = sql.table(`${table}_fts`);
   await sql`DELETE FROM ${fts} WHERE rowid = ${id}`.execute(db);
   if (text !== null) await sql`INSERT INTO ${fts} (rowid, search_text) VALUES (${id}, ${text})`.execute(db);
+}
+
+/**
+ * Whether the search text lives only in the search index: SQLite's FTS5 index is contentless and holds the text
+ * itself (the column stays empty instead of storing it twice); PostgreSQL's pg_trgm index is built on the column.
+ */
+export function searchTextInIndexOnly(db: Kysely<any>): boolean {
+  return dialectOf(db) === 'sqlite';
+}
+
+/** The statements that put a batch's search texts into SQLite's FTS5 index (none on PostgreSQL), `size` rows each. */
+export function searchIndexStatements(db: Kysely<any>, table: Searchable,
+  entries: Array<{ id: number; text: string; replaces: boolean }>, size: number,
+  rows: (table: string, list: Array<Record<string, unknown>>) => CompiledQuery): CompiledQuery[] {
+  if (dialectOf(db) !== 'sqlite') return [];
+  const fts = sql.table(`${table}_fts`);
+  const out: CompiledQuery[] = [];
+  const replaced = entries.filter((e) => e.replaces).map((e) => e.id);
+  for (let i = 0; i < replaced.length; i += size) {
+    out.push(sql`DELETE FROM ${fts} WHERE rowid IN (${sql.join(replaced.slice(i, i + size))})`.compile(db));
+  }
+  for (let i = 0; i < entries.length; i += size) {
+    out.push(rows(`${table}_fts`, entries.slice(i, i + size).map((e) => ({ rowid: e.id, search_text: e.text }))));
+  }
+  return out;
+}
+
+/**
+ * Waypost's next own customer id, from `min` up. PostgreSQL: a sequence (concurrent writers never get the same one).
+ * SQLite: one past the highest in the range, safe because a SQLite write transaction holds the only write lock;
+ * `last` is the id this transaction handed out before and has not written yet (the importer's batch).
+ */
+export async function nextAssignedId(db: Kysely<any>, min: number, last: number | null = null): Promise<number> {
+  if (dialectOf(db) === 'postgres') {
+    const { rows } = await sql<{ id: string }>`SELECT nextval('assigned_customer_ids') AS id`.execute(db);
+    return Number(rows[0].id);
+  }
+  if (last !== null) return last + 1;
+  const max = await db.selectFrom('customers').select((eb) => eb.fn.max('id').as('max'))
+    .where('id', '>=', min).executeTakeFirst();
+  return max?.max == null ? min : Number(max.max) + 1;
 }

@@ -75,7 +75,7 @@ describe('layout', () => {
   it('asks which database it runs on only in src/store/ and src/webhooks/delivery/queue/', () => {
     const owners = [join(SRC, 'store'), join(SRC, 'webhooks/delivery/queue')];
     // Comparing the dialect's name, or reaching for the SQLite connection, is a fork; reporting the name is not.
-    const fork = /dialect\s*[!=]==|store\.sqlite\b/;
+    const fork = /dialect\s*[!=]==|store\.sqlite\b|dialectOf\(/;
     const outside = files(SRC).filter((file) => !owners.some((dir) => file.startsWith(dir + '/')));
     const forks = outside.flatMap((file) => readFileSync(file, 'utf8').split('\n')
       .flatMap((line, i) => (fork.test(line) ? [`${relative(SRC, file)}:${i + 1}`] : [])));
