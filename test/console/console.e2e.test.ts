@@ -1,6 +1,7 @@
 // The console end to end in real Chromium against a real Waypost (temporary SQLite file, worker with a fast retry
 // schedule) and a real local receiver: setup and sign-in, a webhook with a test send, the Logs tab, an API key used
-// over real HTTP then disabled (401), a failing webhook turning red after five attempts, re-enabling it, settings.
+// over real HTTP then disabled (401), a failing webhook turning red after five attempts, re-enabling it, settings, a
+// receiver's 410 Gone in the delivery drawer.
 // Saves screenshots of each tab: into docs/screenshots/ (the README's) with UPDATE_SCREENSHOTS=1, else a temp dir.
 import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -14,6 +15,7 @@ import type { Waypost } from '../../src/sdk.js';
 import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
 import { PACKAGE_ROOT } from '../../src/admin/console.js';
 import { createApiKey } from '../../src/api/keys.js';
+import { createWebhook } from '../../src/webhooks/manage.js';
 import { buildConsole, launchChromium } from './browser.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -313,6 +315,29 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await page.getByRole('link', { name: 'CRM sync' }).click();
     await page.getByRole('heading', { name: 'Signing secret' }).waitFor();
     expect(await unnamed()).toEqual([]);
+  });
+
+  it('shows a receiver\'s 410 Gone in the delivery drawer and the webhook disabled at once, with the reason', async () => {
+    const gone = await startReceiver();
+    try {
+      gone.respondWith(410);
+      const hook = await createWebhook(wp.core, { name: 'Retired CRM', url: gone.url, events: ['enquiry.created'] });
+      await wp.put('enquiries', 503, { full_name: 'Alan Turing', email: 'alan@example.com', message: 'Still there?' });
+      const failed = () => wp.core.db.selectFrom('deliveries').select('id').where('webhook_id', '=', hook.id)
+        .where('status', '=', 'failed').executeTakeFirst();
+      await expect.poll(async () => (await failed())?.id, W).toBeDefined();
+      await page.goto(`${base}/admin/#/logs?delivery=${(await failed())!.id}`);
+      const panel = page.getByRole('dialog', { name: 'Delivery details' });
+      await expect.poll(text(panel.getByTestId('attempt-signal')), W).toBe('Receiver signal: webhook disabled: 410 Gone');
+      await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'logs-signal.png') });
+      await page.keyboard.press('Escape');
+      await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+      const row = page.locator('tr[data-webhook="Retired CRM"]');
+      await expect.poll(text(row.getByTestId('disabled-reason')), W).toContain('the receiver answered 410 Gone');
+      expect(gone.requests).toHaveLength(1); // one attempt, no retry
+    } finally {
+      await gone.close();
+    }
   });
 
   it('shows the sign-in page, without a reload, when the session ends elsewhere', async () => {
