@@ -194,6 +194,7 @@ export async function getDelivery(core: Core, id: string): Promise<DeliveryDetai
         : { status: a.response_status, headers: parseJson(a.response_headers, {}), body: a.response_body ?? '' },
       error: a.error,
       success: a.success === 1,
+      // Derived from the recorded answer and the configured schedule, so it needs no column of its own.
       signal: a.response_status === null ? null : signalNote(a.attempt, core.config.retryDelaysMs, delivery.test, {
         status: a.response_status, headers: parseJson(a.response_headers, {}),
         answeredAt: Date.parse(a.started_at) + a.duration_ms,

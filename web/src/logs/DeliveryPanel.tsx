@@ -33,7 +33,11 @@ function AttemptCard({ a, open }: { a: Attempt; open: boolean }) {
         <span className="muted small">{formatDate(a.started_at)} · {a.duration_ms} ms</span>
       </summary>
       {a.error && <p className="reason"><strong>Error:</strong> {a.error}</p>}
-      {a.signal && <p className="reason" data-testid="attempt-signal"><strong>Receiver signal:</strong> {a.signal}</p>}
+      {a.signal && (
+        <p className={`reason${a.signal.startsWith('postponed') ? ' signal-postponed' : ''}`} data-testid="attempt-signal">
+          <strong>Receiver signal:</strong> {a.signal}
+        </p>
+      )}
       <div className="attempt-grid">
         <section aria-label={`Attempt ${a.attempt} request`}>
           <h4>Request</h4>
