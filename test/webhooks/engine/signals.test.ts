@@ -1,6 +1,9 @@
 // Receiver signals (DESIGN.md "Retry schedule"), against a real local receiver with a fake clock: a Retry-After on a
 // 429 or 503 postpones the next attempt (seconds or HTTP-date, capped at the delay + 1 h); a 410 Gone disables the
 // webhook at once with a critical e-mail. Both show in the delivery log.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../../helpers/db.js';
 import { testWaypost } from '../../helpers/waypost.js';
@@ -89,7 +92,7 @@ describe.each(DIALECTS)('receiver signals on %s', (dialect) => {
   });
 
   it('a 410 disables the webhook at once, e-mails a critical alert and cancels its other pending deliveries',
-    async () => {
+    { timeout: 60_000 }, async () => {
       const first = await firstAttempt(status(503, 'busy')); // pending, retry in 1 minute
       receiver.respond = status(410, 'gone');
       await wp.put('enquiries', 2, enquiry);
@@ -112,6 +115,11 @@ describe.each(DIALECTS)('receiver signals on %s', (dialect) => {
         .toBe('[Waypost] Critical: webhook "Test hook" disabled: the receiver answered 410 Gone');
       expect(mailText(smtp.mails[0].raw)).toContain('has been disabled');
       expect((await getDelivery(wp.core, gone.id)).attempts[0].signal).toBe('webhook disabled: 410 Gone');
+      // The CLI's log says it too (the real `waypost`, from source, on the same database).
+      const cli = [join(process.cwd(), 'src/cli/main.ts'), 'deliveries', 'show', gone.id];
+      const env = { ...process.env, DATABASE_URL: wp.config.databaseUrl, LOG_LEVEL: 'warn' };
+      const shown = await promisify(execFile)(join(process.cwd(), 'node_modules/.bin/tsx'), cli, { env });
+      expect(shown.stdout).toContain('failed: HTTP 410 HTTP 410: expected 200 (webhook disabled: 410 Gone)');
 
       // Nothing else is sent: not the cancelled retry, not a new event.
       clock.advance(HOUR);
