@@ -34,7 +34,10 @@ function AttemptCard({ a, open }: { a: Attempt; open: boolean }) {
       </summary>
       {a.error && <p className="reason"><strong>Error:</strong> {a.error}</p>}
       {a.signal && (
-        <p className={a.signal.startsWith('postponed') ? 'reason signal-postponed' : 'reason'} data-testid="attempt-signal">
+        <p
+          className={a.signal.startsWith('postponed') ? 'reason signal-postponed' : 'reason'}
+          data-testid="attempt-signal"
+        >
           <strong>Receiver signal:</strong> {a.signal}
         </p>
       )}
