@@ -16,6 +16,8 @@ export interface FailureAlert {
   error: string;
   /** ISO time of the next attempt (warnings); null when none follows. */
   nextAttemptAt: string | null;
+  /** Set when a receiver signal (410 Gone) disabled the webhook before the schedule ran out. */
+  disabledReason?: string | null;
 }
 
 export function consoleLink(config: Pick<Config, 'baseUrl'>, deliveryId: string): string {
@@ -26,7 +28,9 @@ export function composeAlert(
   config: Pick<Config, 'baseUrl' | 'serviceName'>, a: FailureAlert,
 ): { subject: string; body: string } {
   const name = `"${a.webhook.name}"`;
-  const subject = a.level === 'critical'
+  const subject = a.disabledReason
+    ? `[${config.serviceName}] Critical: webhook ${name} disabled: ${a.disabledReason}`
+    : a.level === 'critical'
     ? `[${config.serviceName}] Critical: webhook ${name} disabled after ${a.attempt} failed attempts`
     : `[${config.serviceName}] Warning: webhook ${name} failed attempt ${a.attempt} of ${a.totalAttempts}`;
   const next = a.level === 'critical'
@@ -34,7 +38,9 @@ export function composeAlert(
       + 'Fix the receiver, re-enable the webhook in the console, then redeliver the failed deliveries from the log.'
     : `Next attempt: ${a.nextAttemptAt ?? 'none'} (attempt ${a.attempt + 1} of ${a.totalAttempts}).`;
   const body = [
-    a.level === 'critical'
+    a.disabledReason
+      ? `The webhook ${name} has been disabled: ${a.disabledReason} (it asks not to be sent anything more).`
+      : a.level === 'critical'
       ? `The webhook ${name} failed its last delivery attempt and has been disabled.`
       : `A delivery to the webhook ${name} failed again.`,
     '',

@@ -5,6 +5,7 @@ import { conflict, invalidParameter, notFound } from '../errors.js';
 import { iso } from '../records/normalize.js';
 import { RESOURCES } from '../records/schemas.js';
 import { isEventType } from './catalog.js';
+import { signalNote } from './delivery/schedule.js';
 import { webhookRow } from './manage.js';
 import { queueDelivery, wakeWorkers } from './outbox.js';
 import type { DeliveryRow, DeliveryStatus } from './tables.js';
@@ -193,6 +194,11 @@ export async function getDelivery(core: Core, id: string): Promise<DeliveryDetai
         : { status: a.response_status, headers: parseJson(a.response_headers, {}), body: a.response_body ?? '' },
       error: a.error,
       success: a.success === 1,
+      // Derived from the recorded answer and the configured schedule, so it needs no column of its own.
+      signal: a.response_status === null ? null : signalNote(a.attempt, core.config.retryDelaysMs, delivery.test, {
+        status: a.response_status, headers: parseJson(a.response_headers, {}),
+        answeredAt: Date.parse(a.started_at) + a.duration_ms,
+      }),
     })),
   };
 }

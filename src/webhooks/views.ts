@@ -38,6 +38,11 @@ export interface AttemptView {
   response: { status: number; headers: Record<string, string>; body: string } | null;
   error: string | null;
   success: boolean;
+  /**
+   * What the receiver's answer changed (DESIGN.md "Receiver signals"): "postponed by Retry-After: 120 s" or
+   * "webhook disabled: 410 Gone"; null when nothing.
+   */
+  signal: string | null;
 }
 
 /** A delivery with its event envelope; `attempts` is the list here (its count is `attempt_count`). */

@@ -1,6 +1,7 @@
 // The console end to end in real Chromium against a real Waypost (temporary SQLite file, worker with a fast retry
 // schedule) and a real local receiver: setup and sign-in, a webhook with a test send, the Logs tab, an API key used
-// over real HTTP then disabled (401), a failing webhook turning red after five attempts, re-enabling it, settings.
+// over real HTTP then disabled (401), a failing webhook turning red after five attempts, re-enabling it, settings, a
+// receiver's Retry-After and 410 Gone in the delivery drawer.
 // Saves screenshots of each tab: into docs/screenshots/ (the README's) with UPDATE_SCREENSHOTS=1, else a temp dir.
 import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -14,6 +15,7 @@ import type { Waypost } from '../../src/sdk.js';
 import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
 import { PACKAGE_ROOT } from '../../src/admin/console.js';
 import { createApiKey } from '../../src/api/keys.js';
+import { createWebhook } from '../../src/webhooks/manage.js';
 import { buildConsole, launchChromium } from './browser.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -313,6 +315,39 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await page.getByRole('link', { name: 'CRM sync' }).click();
     await page.getByRole('heading', { name: 'Signing secret' }).waitFor();
     expect(await unnamed()).toEqual([]);
+  });
+
+  it('shows receiver signals in the delivery drawer: a Retry-After postponing, a 410 Gone disabling', async () => {
+    const gone = await startReceiver();
+    try {
+      gone.respondWith(429);
+      const hook = await createWebhook(wp.core, { name: 'Retired CRM', url: gone.url, events: ['enquiry.created'] });
+      const deliveryOf = (status: 'pending' | 'failed') => wp.core.db.selectFrom('deliveries').select('id')
+        .where('webhook_id', '=', hook.id).where('status', '=', status).executeTakeFirst();
+      await wp.put('enquiries', 503, { full_name: 'Alan Turing', email: 'alan@example.com', message: 'Still there?' });
+      await expect.poll(() => gone.requests.length, W).toBe(1);
+      const postponed = (await deliveryOf('pending'))!.id; // the schedule's 50 ms became 120 s
+      gone.respondWith(410);
+      await wp.put('enquiries', 504, { full_name: 'Alan Turing', email: 'alan@example.com', message: 'Hello?' });
+      await expect.poll(async () => (await deliveryOf('failed'))?.id, W).toBeDefined();
+
+      const panel = page.getByRole('dialog', { name: 'Delivery details' });
+      const signal = panel.getByTestId('attempt-signal');
+      await page.goto(`${base}/admin/#/logs?delivery=${(await deliveryOf('failed'))!.id}`);
+      await expect.poll(text(signal), W).toBe('Receiver signal: webhook disabled: 410 Gone');
+      await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'logs-signal-gone.png') });
+      await page.goto(`${base}/admin/#/logs?delivery=${postponed}`);
+      await expect.poll(text(signal), W).toBe('Receiver signal: postponed by Retry-After: 120 s');
+      await expect.poll(text(panel), W).toContain('webhook disabled: the receiver answered 410 Gone'); // cancelled
+      await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'logs-signal-retry.png') });
+      await page.keyboard.press('Escape');
+      await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+      const row = page.locator('tr[data-webhook="Retired CRM"]');
+      await expect.poll(text(row.getByTestId('disabled-reason')), W).toContain('the receiver answered 410 Gone');
+      expect(gone.requests).toHaveLength(2); // nothing more: no retry of either
+    } finally {
+      await gone.close();
+    }
   });
 
   it('shows the sign-in page, without a reload, when the session ends elsewhere', async () => {

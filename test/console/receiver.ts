@@ -10,7 +10,7 @@ export interface Received {
 export interface Receiver {
   url: string;
   requests: Received[];
-  /** The status the next requests get (200 by default). */
+  /** The status the next requests get (200 by default; a 429 comes with `Retry-After: 120`). */
   respondWith(status: number): void;
   close(): Promise<void>;
 }
@@ -24,7 +24,9 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: string) => { body += c; });
     req.on('end', () => {
       requests.push({ headers: req.headers, body });
-      res.writeHead(status, { 'content-type': 'application/json', 'x-receiver': 'console-e2e' });
+      // A 429 asks to be left alone for 2 minutes (a receiver signal the drawer shows).
+      const wait = status === 429 ? { 'retry-after': '120' } : {};
+      res.writeHead(status, { 'content-type': 'application/json', 'x-receiver': 'console-e2e', ...wait });
       res.end(JSON.stringify(status === 200 ? { received: true, n: requests.length } : { error: 'receiver is down for maintenance' }));
     });
   });

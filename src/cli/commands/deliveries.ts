@@ -45,7 +45,8 @@ function note(d: DeliveryView): string | null {
 
 /** One attempt as a line: "#1 <time> 18 ms failed: HTTP 500" or "… failed: connect ECONNREFUSED …", then its body. */
 function attemptLine(a: DeliveryDetail['attempts'][number]): string {
-  const outcome = [a.response ? `HTTP ${a.response.status}` : null, a.error].filter(Boolean).join(' ');
+  const outcome = [a.response ? `HTTP ${a.response.status}` : null, a.error, a.signal ? `(${a.signal})` : null]
+    .filter(Boolean).join(' ');
   const result = a.success ? 'success' : 'failed';
   const head = `#${a.attempt} ${a.started_at} ${a.duration_ms} ms ${result}${outcome ? `: ${outcome}` : ''}`;
   return `\n${head}${a.response?.body ? `\n${a.response.body}` : ''}`;

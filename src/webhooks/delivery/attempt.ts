@@ -1,5 +1,5 @@
 // One delivery attempt as typed steps (STYLE.md, after Svix): prepare → send → settle, ending in an Outcome
-// (Succeeded | Retry(at) | Exhausted | Cancelled, see schedule.ts). Every database write goes through the
+// (Succeeded | Retry(at) | Exhausted | Disabled | Cancelled, see schedule.ts). Every database write goes through the
 // DeliveryQueue; failure e-mails go out after commit.
 import type { Core } from '../../core.js';
 import { AppError } from '../../errors.js';
@@ -10,7 +10,7 @@ import { sendWebhook, type SendResult } from '../send.js';
 import { deliveryQueue, type DeliveryQueue, type LoadedDelivery } from './queue/index.js';
 import { buildRequest, type OutgoingRequest, type Prepared } from './request.js';
 import { summary, waitForHolder, type AttemptResult } from './result.js';
-import { afterFailure, alertLevel, type Outcome } from './schedule.js';
+import { afterFailure, alertLevel, receiverSignal, type Outcome } from './schedule.js';
 
 export type { AttemptResult };
 
@@ -124,7 +124,7 @@ async function settle(
     deliveryId: p.delivery.id,
     attempt: p.attempt,
     status: outcome.kind === 'succeeded' ? 'succeeded' : outcome.kind === 'retry' ? 'pending'
-      : outcome.kind === 'exhausted' ? 'failed' : 'cancelled',
+      : outcome.kind === 'exhausted' || outcome.kind === 'disabled' ? 'failed' : 'cancelled',
     outcome,
     responseStatus: sent.status,
     responseHeaders: sent.headers,
@@ -141,13 +141,15 @@ async function settle(
   }
 
   const test = p.event.test === 1;
-  const planned = afterFailure(p.attempt, core.config.retryDelaysMs, nowMs, test);
+  const signal = receiverSignal(sent.status, sent.headers, nowMs);
+  const planned = afterFailure(p.attempt, core.config.retryDelaysMs, nowMs, test, signal);
   const totalAttempts = core.config.retryDelaysMs.length + 1;
   const level = alertLevel(planned, p.attempt, totalAttempts, test);
-  const disable = level === 'critical'
-    ? { webhookId: p.webhook.id, reason: `${p.attempt} consecutive failed attempts for delivery ${p.delivery.id} `
-      + `(last error: ${truncate(error ?? '', 200)})` }
-    : null;
+  const disable = planned.kind === 'disabled' ? { webhookId: p.webhook.id, reason: planned.reason }
+    : level === 'critical'
+      ? { webhookId: p.webhook.id, reason: `${p.attempt} consecutive failed attempts for delivery ${p.delivery.id} `
+        + `(last error: ${truncate(error ?? '', 200)})` }
+      : null;
   const written = await queue.recordFailure({
     attempt: attemptRow,
     status: planned.kind === 'retry' ? 'pending' : 'failed',
@@ -164,6 +166,7 @@ async function settle(
     await sendFailureAlert(core, {
       level, webhook: p.webhook, deliveryId: p.delivery.id, eventId: p.event.id, eventType: p.event.type,
       attempt: p.attempt, totalAttempts, error: error ?? '', nextAttemptAt,
+      disabledReason: planned.kind === 'disabled' ? planned.reason : null,
     }).catch((err) => core.log.error({ err, delivery: p.delivery.id }, 'could not record the failure alert'));
   }
   return result(planned, nextAttemptAt, null);

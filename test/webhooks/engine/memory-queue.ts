@@ -107,7 +107,7 @@ export class MemoryQueue implements DeliveryQueue {
     });
     if (status === 'failed' && f.disable) {
       this.disabled.push(f.disable.webhookId);
-      this.webhooks.get(f.disable.webhookId)!.active = 0;
+      Object.assign(this.webhooks.get(f.disable.webhookId)!, { active: 0, disabled_reason: f.disable.reason });
     }
     return { status, cancelReason: d.cancel_reason };
   }

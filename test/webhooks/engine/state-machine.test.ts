@@ -5,7 +5,9 @@ import { ConfigError, loadConfig, withOverrides, type Config } from '../../../sr
 import { Bus, type Core } from '../../../src/core.js';
 import { createLogger } from '../../../src/log.js';
 import { attemptDelivery, type Sender } from '../../../src/webhooks/delivery/attempt.js';
-import { afterFailure, alertLevel, schedule } from '../../../src/webhooks/delivery/schedule.js';
+import {
+  afterFailure, alertLevel, parseRetryAfter, receiverSignal, schedule, signalNote,
+} from '../../../src/webhooks/delivery/schedule.js';
 import { DeliveryWorker } from '../../../src/webhooks/delivery/worker.js';
 import type { SendResult } from '../../../src/webhooks/send.js';
 import { MemoryQueue } from './memory-queue.js';
@@ -21,8 +23,8 @@ function fakeCore(config: Partial<Config> = {}): Core & { clock: { now(): number
   return core as unknown as Core & { clock: typeof clock };
 }
 
-const answer = (status: number | null): SendResult =>
-  ({ status, headers: {}, body: '', durationMs: 1, error: status === null ? 'connection refused' : null });
+const answer = (status: number | null, headers: Record<string, string> = {}): SendResult =>
+  ({ status, headers, body: '', durationMs: 1, error: status === null ? 'connection refused' : null });
 
 describe('schedule', () => {
   it('spaces attempts 2-5 by the configured delays and ends after the last', () => {
@@ -41,7 +43,67 @@ describe('schedule', () => {
   });
 });
 
+describe('receiver signals', () => {
+  const HOUR = 3_600_000;
+  const wait = (ms: number) => ({ kind: 'retry-after', ms }) as const;
+
+  it('reads Retry-After as seconds or an HTTP-date, on a 429 or 503 only; a 410 is Gone', () => {
+    const now = Date.parse('2026-11-24T12:00:00Z');
+    expect(parseRetryAfter('120', now)).toBe(120_000);
+    expect(parseRetryAfter('Tue, 24 Nov 2026 12:03:00 GMT', now)).toBe(180_000);
+    expect(parseRetryAfter('Tue, 24 Nov 2026 11:00:00 GMT', now)).toBe(0); // in the past
+    expect(parseRetryAfter('soon', now)).toBeNull();
+    expect(parseRetryAfter('-5', now)).toBeNull();
+    expect(receiverSignal(429, { 'retry-after': '120' }, now)).toEqual(wait(120_000));
+    expect(receiverSignal(503, { 'Retry-After': '7' }, now)).toEqual(wait(7_000));
+    expect(receiverSignal(500, { 'retry-after': '120' }, now)).toBeNull();
+    expect(receiverSignal(429, {}, now)).toBeNull();
+    expect(receiverSignal(410, null, now)).toEqual({ kind: 'gone' });
+  });
+
+  it('postpones Retry(at) past the schedule, capped at the delay + 1 h; a shorter one changes nothing', () => {
+    expect(afterFailure(1, DELAYS, 0, false, wait(120_000)))
+      .toEqual({ kind: 'retry', at: 120_000, retryAfterMs: 120_000 });
+    expect(afterFailure(1, DELAYS, 0, false, wait(30_000))).toEqual({ kind: 'retry', at: 60_000 });
+    expect(afterFailure(1, DELAYS, 0, false, wait(86_400_000))).toMatchObject({ kind: 'retry', at: 60_000 + HOUR });
+    expect(afterFailure(5, DELAYS, 0, false, wait(120_000))).toEqual({ kind: 'exhausted' }); // never more attempts
+    expect(signalNote(1, DELAYS, false, { status: 429, headers: { 'retry-after': '120' }, answeredAt: 0 }))
+      .toBe('postponed by Retry-After: 120 s');
+    expect(signalNote(1, DELAYS, false, { status: 429, headers: { 'retry-after': '30' }, answeredAt: 0 })).toBeNull();
+    expect(signalNote(1, DELAYS, false, { status: 500, headers: { 'retry-after': '120' }, answeredAt: 0 })).toBeNull();
+  });
+
+  it('a 410 disables at once with a critical alert, at any attempt; a test sample only ends', () => {
+    const gone = afterFailure(1, DELAYS, 0, false, { kind: 'gone' });
+    expect(gone).toEqual({ kind: 'disabled', reason: 'the receiver answered 410 Gone' });
+    expect(alertLevel(gone, 1, 5, false)).toBe('critical');
+    expect(afterFailure(1, DELAYS, 0, true, { kind: 'gone' })).toEqual({ kind: 'exhausted' });
+    expect(signalNote(1, DELAYS, false, { status: 410, headers: {}, answeredAt: 0 }))
+      .toBe('webhook disabled: 410 Gone');
+  });
+});
+
 describe('an attempt against the queue', () => {
+  it('a 429 with Retry-After goes Retry(at) at the postponed time; a 410 goes Disabled (webhook off)', async () => {
+    const core = fakeCore();
+    const queue = new MemoryQueue();
+    queue.addWebhook('wh_a');
+    queue.queue('dlv_1', 'wh_a');
+    let reply = answer(429, { 'retry-after': '120' });
+    const send: Sender = async () => reply;
+    const first = await attemptDelivery(core, 'dlv_1', { queue, send });
+    expect(first).toMatchObject({ status: 'pending', outcome: { kind: 'retry', at: 1_000_000 + 120_000 } });
+    expect(queue.deliveries.get('dlv_1')!.next_attempt_at).toBe(1_000_000 + 120_000);
+    core.clock.t += 120_000;
+    reply = answer(410);
+    const second = await attemptDelivery(core, 'dlv_1', { queue, send });
+    expect(second).toMatchObject({
+      status: 'failed', outcome: { kind: 'disabled', reason: 'the receiver answered 410 Gone' }, nextAttemptAt: null,
+    });
+    expect(queue.disabled).toEqual(['wh_a']);
+    expect(queue.webhooks.get('wh_a')!.disabled_reason).toBe('the receiver answered 410 Gone');
+  });
+
   it('goes Retry(at) four times then Exhausted, disabling the webhook', async () => {
     const core = fakeCore();
     const queue = new MemoryQueue();

@@ -1,5 +1,5 @@
 // One delivery: its event, and each attempt's request (headers, body), response (status, headers, body),
-// duration and error. "Redeliver" queues a new delivery of the same event.
+// duration, error and receiver signal (Retry-After, 410 Gone). "Redeliver" queues a new delivery of the same event.
 import { useState } from 'react';
 import { ApiError, get, post } from '../api';
 import { Badge, deliveryLabel, deliveryTone } from '../components/Badge';
@@ -33,6 +33,14 @@ function AttemptCard({ a, open }: { a: Attempt; open: boolean }) {
         <span className="muted small">{formatDate(a.started_at)} · {a.duration_ms} ms</span>
       </summary>
       {a.error && <p className="reason"><strong>Error:</strong> {a.error}</p>}
+      {a.signal && (
+        <p
+          className={a.signal.startsWith('postponed') ? 'reason signal-postponed' : 'reason'}
+          data-testid="attempt-signal"
+        >
+          <strong>Receiver signal:</strong> {a.signal}
+        </p>
+      )}
       <div className="attempt-grid">
         <section aria-label={`Attempt ${a.attempt} request`}>
           <h4>Request</h4>
