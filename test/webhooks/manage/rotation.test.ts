@@ -60,8 +60,11 @@ describe.each(DIALECTS)('secret rotation on %s', (dialect) => {
 
   const create = async () => (await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth,
     payload: { name: 'Rotating', url: receiver.url, events: ['booking.created'] } })).json();
-  const rotate = (id: string, payload?: unknown) => app.inject({ method: 'POST',
-    url: `/admin/api/webhooks/${id}/rotate-secret`, headers: auth, ...(payload === undefined ? {} : { payload }) });
+  const rotate = (id: string, payload?: Record<string, unknown>) => {
+    const url = `/admin/api/webhooks/${id}/rotate-secret`;
+    return payload === undefined ? app.inject({ method: 'POST', url, headers: auth })
+      : app.inject({ method: 'POST', url, headers: auth, payload });
+  };
   const send = async (id: string): Promise<Received> => {
     const res = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${id}/test`, headers: auth });
     expect(res.json().success).toBe(true);
