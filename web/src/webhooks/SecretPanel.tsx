@@ -67,7 +67,7 @@ export function SecretPanel({ webhookId, initialSecret, previousExpiresAt, onRot
         <button type="button" className="button button-small" onClick={() => setDialog('regenerate')}>Regenerate now…</button>
       </div>
       {previousExpiresAt && (
-        <p className="small" data-testid="previous-secret-expiry">
+        <p className="small secret-expiry" data-testid="previous-secret-expiry">
           The previous secret also signs until <strong>{formatDate(previousExpiresAt)}</strong>: update your receiver before then.
         </p>
       )}
