@@ -4,7 +4,7 @@
 import type { Core } from '../core.js';
 import { badRequest, notFound } from '../errors.js';
 import { iso } from '../records/normalize.js';
-import { generateSecret, openSecret, sealSecret } from './secrets.js';
+import { generateSecret, isSealed, openSecret, sealSecret } from './secrets.js';
 import type { WebhookRow } from './tables.js';
 
 export const DEFAULT_GRACE_SECONDS = 24 * 3600;
@@ -55,24 +55,27 @@ export function parseGrace(text: string): number {
 
 /**
  * Makes a new secret. The current one becomes the previous secret until now + grace (replacing any previous one
- * still in its grace period); with grace 0 there is no previous secret. One statement: `SET previous_secret =
- * secret` reads the row's old value on SQLite and PostgreSQL alike.
+ * still in its grace period); with grace 0 there is no previous secret. A current secret saved before
+ * WAYPOST_SECRET_KEY was set is sealed on its way to previous_secret, so both are encrypted at rest alike.
  */
 export async function rotateSecret(core: Core, id: string, graceSeconds = DEFAULT_GRACE_SECONDS): Promise<RotatedSecret> {
   const grace = checkGraceSeconds(graceSeconds);
   const secret = generateSecret();
   const now = core.clock.now();
   const expiresAt = grace > 0 ? now + grace * 1000 : null;
-  const result = await core.db.updateTable('webhooks')
-    .set((eb) => ({
-      previous_secret: grace > 0 ? eb.ref('secret') : null,
+  await core.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('webhooks').select('secret').where('id', '=', id).where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) throw notFound(`Webhook ${id}`);
+    const previous = grace === 0 ? null
+      : isSealed(row.secret) ? row.secret : sealSecret(core.config, row.secret);
+    await trx.updateTable('webhooks').set({
+      previous_secret: previous,
       previous_secret_expires_at: expiresAt,
       secret: sealSecret(core.config, secret),
       updated_at: iso(now),
-    }))
-    .where('id', '=', id).where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) throw notFound(`Webhook ${id}`);
+    }).where('id', '=', id).execute();
+  });
   core.log.info({ webhookId: id, graceSeconds: grace }, 'webhook secret rotated');
   return { secret, grace_seconds: grace, previous_secret_expires_at: expiresAt === null ? null : iso(expiresAt) };
 }

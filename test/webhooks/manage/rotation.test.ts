@@ -126,6 +126,18 @@ describe.each(DIALECTS)('secret rotation on %s', (dialect) => {
     expect(verifies(first.secret, now)).toBe(false);
   });
 
+  it('seals a secret saved before WAYPOST_SECRET_KEY was set as it becomes the previous secret', async () => {
+    const hook = await create();
+    const plain = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+    await wp.core.db.updateTable('webhooks').set({ secret: plain }).where('id', '=', hook.id).execute();
+    const rotated = (await rotate(hook.id, { grace_seconds: 600 })).json();
+    const row = await wp.core.db.selectFrom('webhooks').selectAll().where('id', '=', hook.id).executeTakeFirstOrThrow();
+    expect(row.previous_secret!.startsWith('enc:v1:')).toBe(true);
+    const req = await send(hook.id);
+    expect(verifies(plain, req)).toBe(true);
+    expect(verifies(rotated.secret, req)).toBe(true);
+  });
+
   it('refuses a grace period out of bounds with a 400 naming the field, and changes nothing', async () => {
     const hook = await create();
     for (const grace_seconds of [-1, 604_801, 1.5, '3600', null]) {
