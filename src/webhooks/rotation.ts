@@ -26,7 +26,8 @@ export function graceFromBody(body: unknown): number {
   }
   const unknown = Object.keys(body).find((k) => k !== 'grace_seconds');
   if (unknown) {
-    throw badRequest('invalid_field', `${unknown}: is not a rotation field (expected grace_seconds)`, { field: unknown });
+    const detail = `${unknown}: is not a rotation field (expected grace_seconds)`;
+    throw badRequest('invalid_field', detail, { field: unknown });
   }
   const value = (body as { grace_seconds?: unknown }).grace_seconds;
   return value === undefined ? DEFAULT_GRACE_SECONDS : checkGraceSeconds(value);
@@ -58,7 +59,9 @@ export function parseGrace(text: string): number {
  * still in its grace period); with grace 0 there is no previous secret. A current secret saved before
  * WAYPOST_SECRET_KEY was set is sealed on its way to previous_secret, so both are encrypted at rest alike.
  */
-export async function rotateSecret(core: Core, id: string, graceSeconds = DEFAULT_GRACE_SECONDS): Promise<RotatedSecret> {
+export async function rotateSecret(
+  core: Core, id: string, graceSeconds = DEFAULT_GRACE_SECONDS,
+): Promise<RotatedSecret> {
   const grace = checkGraceSeconds(graceSeconds);
   const secret = generateSecret();
   const now = core.clock.now();

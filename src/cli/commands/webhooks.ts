@@ -1,5 +1,5 @@
-// `waypost webhooks create|list|show|update|enable|disable|delete|test|secret|rotate-secret|events`: the same service functions
-// as the console and its admin JSON API (src/webhooks/manage.ts).
+// `waypost webhooks create|list|show|update|enable|disable|delete|test|secret|rotate-secret|events`: the same
+// service functions as the console and its admin JSON API (src/webhooks/manage.ts).
 import type { Command } from 'commander';
 import {
   createWebhook, deleteWebhook, DISABLED_BY_ADMIN, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks,
@@ -57,7 +57,8 @@ function describe(w: WebhookView & { secret?: string }): string {
 
 export function registerWebhooks(program: Command): void {
   const webhooks = program.command('webhooks')
-    .description('Manage webhooks: create, list, show, update, enable, disable, delete, test, secret, rotate-secret, events');
+    .description('Manage webhooks: create, list, show, update, enable, disable, delete, test, secret, rotate-secret, '
+      + 'events');
 
   webhooks.command('create')
     .description('Create a webhook; prints it with its signing secret')
