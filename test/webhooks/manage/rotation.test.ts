@@ -9,6 +9,7 @@ import { testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
 import { verifySignature } from '../../../src/webhooks/sign.js';
 import { parseGrace } from '../../../src/webhooks/rotation.js';
+import { startWorker } from '../../../src/webhooks/index.js';
 import { adminHeaders, startReceiver, type Received, type Receiver } from './fixtures.js';
 
 const KEY = { secretKey: 'a-master-key-of-32-characters-ok' };
@@ -124,6 +125,23 @@ describe.each(DIALECTS)('secret rotation on %s', (dialect) => {
     expect(verifies(fresh.secret, now)).toBe(true);
     expect(verifies(second.secret, now)).toBe(false);
     expect(verifies(first.secret, now)).toBe(false);
+  });
+
+  it('the delivery worker signs real events with both secrets during the grace period', async () => {
+    const hook = (await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth,
+      payload: { name: 'Worker', url: receiver.url, events: ['enquiry.created'] } })).json();
+    const rotated = (await rotate(hook.id, { grace_seconds: 3600 })).json();
+    const worker = await startWorker(wp.core);
+    try {
+      await wp.put('enquiries', 1, { full_name: 'Ada Lovelace', email: 'ada@example.com', message: 'May?' });
+      await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1);
+    } finally {
+      await worker.stop();
+    }
+    const [req] = receiver.received;
+    expect(verifies(rotated.secret, req!)).toBe(true);
+    expect(verifies(hook.secret, req!)).toBe(true);
+    expect(verifySignature(req!.body, String(req!.headers['x-waypost-signature']), rotated.secret)).toBe(true);
   });
 
   it('seals a secret saved before WAYPOST_SECRET_KEY was set as it becomes the previous secret', async () => {
