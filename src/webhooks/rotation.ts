@@ -43,7 +43,10 @@ export function checkGraceSeconds(value: unknown): number {
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
-/** The CLI's `--grace`: `0`, or a whole number with a unit, e.g. `30m`, `24h`, `7d`; 0 to 7 days. */
+/**
+ * The CLI's `--grace`: `0`, or a whole number with a unit, e.g. `30m`, `24h`, `7d`; 0 to 7 days. Not the `ms`
+ * package: it also takes `1.5h`, `2 weeks` or a bare `90` (milliseconds), which we want refused, not guessed.
+ */
 export function parseGrace(text: string): number {
   const match = /^(\d+)([smhd])?$/.exec(text.trim());
   const seconds = match && (match[2] || match[1] === '0') ? Number(match[1]) * UNIT_SECONDS[match[2] ?? 's']! : NaN;
