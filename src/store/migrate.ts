@@ -12,6 +12,7 @@ import * as m0008 from './migrations/0008_sign_in_links.js';
 import * as m0009 from './migrations/0009_list_indexes.js';
 import * as m0010 from './migrations/0010_delivery_search.js';
 import * as m0011 from './migrations/0011_bulk_load.js';
+import * as m0012 from './migrations/0012_secret_rotation.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_list_indexes': m0009,
   '0010_delivery_search': m0010,
   '0011_bulk_load': m0011,
+  '0012_secret_rotation': m0012,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {

@@ -8,10 +8,11 @@ import {
   getDelivery, listAlerts, listDeliveries, listLogWebhooks, redeliver, type DeliveryQuery,
 } from './delivery-log.js';
 import {
-  createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, revealSecret,
-  rotateSecret, updateWebhook,
+  createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, regenerateSecret,
+  revealSecret, updateWebhook,
 } from './manage.js';
 import { recoverDeliveries } from './recover.js';
+import { graceFromBody, rotateSecret } from './rotation.js';
 import { sendTestEvent } from './test-send.js';
 
 type IdParams = { Params: { id: string } };
@@ -42,11 +43,14 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
   // Redeliver, once, what failed or was cancelled since a time (e.g. while the webhook was disabled).
   app.post<IdParams>('/webhooks/:id/recover', async (req) => recoverDeliveries(core, req.params.id, req.body ?? {}));
 
-  // The secret is never part of a webhook's representation; only these two answers carry it.
+  // The secret is never part of a webhook's representation; only these answers carry it.
   app.get<IdParams>('/webhooks/:id/secret', async (req, reply) =>
     reply.header('cache-control', 'no-store').send(await revealSecret(core, req.params.id)));
+  // Rotate with a grace period (the old secret keeps signing beside the new one), or regenerate now (grace 0).
+  app.post<IdParams>('/webhooks/:id/rotate-secret', async (req, reply) =>
+    reply.header('cache-control', 'no-store').send(await rotateSecret(core, req.params.id, graceFromBody(req.body))));
   app.post<IdParams>('/webhooks/:id/secret/rotate', async (req, reply) =>
-    reply.header('cache-control', 'no-store').send(await rotateSecret(core, req.params.id)));
+    reply.header('cache-control', 'no-store').send(await regenerateSecret(core, req.params.id)));
 
   app.post<IdParams & { Body: { event_type?: unknown } | null }>('/webhooks/:id/test', async (req) =>
     sendTestEvent(core, req.params.id, req.body?.event_type));

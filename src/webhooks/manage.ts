@@ -9,6 +9,7 @@ import { iso } from '../records/normalize.js';
 import type { Database } from '../store/tables.js';
 import { EVENT_TYPE_NAMES, isEventType, type EventType } from './catalog.js';
 import { cancelPending, disableWebhook } from './disable.js';
+import { previousSecretExpiry, rotateSecret, type RotatedSecret } from './rotation.js';
 import { generateSecret, openSecret, sealSecret } from './secrets.js';
 import { checkTargetUrl } from './ssrf.js';
 import type { DeliveryStatus, WebhookRow } from './tables.js';
@@ -34,6 +35,8 @@ export interface WebhookView {
   last_delivery: LastDelivery | null;
   /** Advice about the URL, e.g. that plain http:// is not encrypted; null when there is none. */
   warning: string | null;
+  /** While a rotation's grace period lasts, when the previous secret stops signing (ISO 8601); else null. */
+  previous_secret_expires_at: string | null;
 }
 
 export interface CreatedWebhook extends WebhookView {
@@ -101,7 +104,7 @@ async function checkUrl(core: Core, value: unknown): Promise<{ url: string; warn
 
 // ---------- reading ----------
 
-function view(row: WebhookRow, last: LastDelivery | null): WebhookView {
+function view(row: WebhookRow, last: LastDelivery | null, now: number): WebhookView {
   return {
     id: row.id,
     name: row.name,
@@ -113,6 +116,7 @@ function view(row: WebhookRow, last: LastDelivery | null): WebhookView {
     updated_at: row.updated_at,
     last_delivery: last,
     warning: urlWarning(row.url),
+    previous_secret_expires_at: previousSecretExpiry(row, now),
   };
 }
 
@@ -139,13 +143,14 @@ export async function listWebhooks(core: Core): Promise<WebhookView[]> {
   const rows = await core.db.selectFrom('webhooks').selectAll().where('deleted_at', 'is', null)
     .orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
   const last = await lastDeliveries(core.db, rows.map((r) => r.id));
-  return rows.map((r) => view(r, last.get(r.id) ?? null));
+  const now = core.clock.now();
+  return rows.map((r) => view(r, last.get(r.id) ?? null, now));
 }
 
 export async function getWebhook(core: Core, id: string): Promise<WebhookView> {
   const row = await findRow(core.db, id);
   const last = await lastDeliveries(core.db, [id]);
-  return view(row, last.get(id) ?? null);
+  return view(row, last.get(id) ?? null, core.clock.now());
 }
 
 // ---------- writing ----------
@@ -164,6 +169,8 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
     url,
     events: JSON.stringify(events),
     secret: sealSecret(core.config, secret),
+    previous_secret: null,
+    previous_secret_expires_at: null,
     active: active ? 1 : 0,
     disabled_reason: null, // created inactive: nobody disabled it, and nothing was cancelled
     created_at: iso(now),
@@ -172,7 +179,7 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
   };
   await core.db.insertInto('webhooks').values(row).execute();
   core.log.info({ webhookId: row.id, events }, 'webhook created');
-  return { ...view(row, null), warning, secret };
+  return { ...view(row, null, now), warning, secret };
 }
 
 /** Changes any of name, url, events, active. Re-enabling clears disabled_reason; disabling cancels what is pending. */
@@ -219,16 +226,9 @@ export async function revealSecret(core: Core, id: string): Promise<{ secret: st
   return { secret: openSecret(core.config, row.secret) };
 }
 
-/** A new secret takes effect for every attempt from now on, including retries of pending deliveries. */
-export async function rotateSecret(core: Core, id: string): Promise<{ secret: string }> {
-  const secret = generateSecret();
-  const result = await core.db.updateTable('webhooks')
-    .set({ secret: sealSecret(core.config, secret), updated_at: iso(core.clock.now()) })
-    .where('id', '=', id).where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) throw notFound(`Webhook ${id}`);
-  core.log.info({ webhookId: id }, 'webhook secret rotated');
-  return { secret };
+/** "Regenerate now" (a leaked secret): a new secret, and the old one stops signing at once (rotation.ts). */
+export async function regenerateSecret(core: Core, id: string): Promise<RotatedSecret> {
+  return rotateSecret(core, id, 0);
 }
 
 /** The webhook row including deleted ones (the delivery log refers to them). */

@@ -8,6 +8,8 @@ export interface WebhookRow {
   url: string;
   events: string; // JSON array of event types
   secret: string; // "whsec_…", or "enc:v1:…" when WAYPOST_SECRET_KEY is set
+  previous_secret: string | null; // the secret a rotation replaced, stored like `secret`; signs until it expires
+  previous_secret_expires_at: number | null; // ms; the end of the rotation's grace period
   active: number; // 0/1
   disabled_reason: string | null; // why it was auto-disabled (or disabled by an admin)
   created_at: string;

@@ -121,7 +121,10 @@ export async function walkStates(env: ConsoleEnv, page: Page, visit: (state: str
   await app(`#/webhooks/${ids.erp}`);
   await page.getByText('Waypost disabled this webhook.').first().waitFor();
   await show('webhook-edit-auto-disabled');
-  await page.getByRole('button', { name: 'Regenerate…' }).click();
+  await page.getByRole('button', { name: 'Rotate secret…' }).click();
+  await show('dialog-rotate-secret');
+  await escape();
+  await page.getByRole('button', { name: 'Regenerate now…' }).click();
   await show('dialog-regenerate-secret');
   await escape();
   await page.getByRole('button', { name: 'Delete webhook…' }).click();

@@ -24,6 +24,8 @@ export interface Webhook {
   updated_at: string;
   last_delivery: { id: string; status: DeliveryStatus; last_status: number | null; created_at: string } | null;
   warning: string | null;
+  /** While a secret rotation's grace period lasts, when the previous secret stops signing. */
+  previous_secret_expires_at: string | null;
 }
 
 export interface TestResult {

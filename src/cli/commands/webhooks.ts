@@ -1,10 +1,11 @@
-// `waypost webhooks create|list|show|update|enable|disable|delete|test|secret|events`: the same service functions
-// as the console and its admin JSON API (src/webhooks/manage.ts).
+// `waypost webhooks create|list|show|update|enable|disable|delete|test|secret|rotate-secret|events`: the same
+// service functions as the console and its admin JSON API (src/webhooks/manage.ts).
 import type { Command } from 'commander';
 import {
   createWebhook, deleteWebhook, DISABLED_BY_ADMIN, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks,
-  revealSecret, rotateSecret, updateWebhook, type WebhookView,
+  regenerateSecret, revealSecret, updateWebhook, type WebhookView,
 } from '../../webhooks/manage.js';
+import { parseGrace, rotateSecret } from '../../webhooks/rotation.js';
 import { sendTestEvent } from '../../webhooks/test-send.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../webhooks/catalog.js';
 import { output, withWaypost } from '../context.js';
@@ -44,6 +45,8 @@ function describe(w: WebhookView & { secret?: string }): string {
     ['url', w.url],
     ['events', w.events.join(', ')],
     ['state', state(w)],
+    ...(w.previous_secret_expires_at
+      ? [['previous secret', `also signs until ${w.previous_secret_expires_at}`] as [string, string]] : []),
     ...(w.secret ? [['secret', w.secret] as [string, string]] : []),
     ['last delivery', lastDelivery(w)],
     ['created', w.created_at],
@@ -54,7 +57,8 @@ function describe(w: WebhookView & { secret?: string }): string {
 
 export function registerWebhooks(program: Command): void {
   const webhooks = program.command('webhooks')
-    .description('Manage webhooks: create, list, show, update, enable, disable, delete, test, secret, events');
+    .description('Manage webhooks: create, list, show, update, enable, disable, delete, test, secret, rotate-secret, '
+      + 'events');
 
   webhooks.command('create')
     .description('Create a webhook; prints it with its signing secret')
@@ -163,12 +167,28 @@ export function registerWebhooks(program: Command): void {
 
   webhooks.command('secret <id>')
     .description('Print the webhook\'s signing secret; --rotate replaces it first')
-    .option('--rotate', 'generate a new secret (the old one stops working at once)')
+    .option('--rotate', 'generate a new secret; the old one stops working at once (for a leaked secret)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { rotate?: boolean; json?: boolean }) => {
       await withWaypost(async (wp) => {
-        const { secret } = opts.rotate ? await rotateSecret(wp.core, id) : await revealSecret(wp.core, id);
+        const { secret } = opts.rotate ? await regenerateSecret(wp.core, id) : await revealSecret(wp.core, id);
         output(opts.json, { id, secret }, () => secret);
+      });
+    });
+
+  webhooks.command('rotate-secret <id>')
+    .description('Make a new signing secret; the old one keeps signing beside it for a grace period')
+    .option('--grace <duration>', 'how long the old secret still signs: 0 to 7d, e.g. 30m, 24h, 7d', '24h')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: { grace: string; json?: boolean }) => {
+      const grace = parseGrace(opts.grace);
+      await withWaypost(async (wp) => {
+        const r = await rotateSecret(wp.core, id, grace);
+        output(opts.json, { id, ...r }, () => fields([
+          ['secret', r.secret],
+          ['old secret', r.previous_secret_expires_at
+            ? `still signs until ${r.previous_secret_expires_at}` : 'stopped signing now (grace 0)'],
+        ]) + '\n\nUpdate your receiver with the new secret: both verify `webhook-signature` during the grace period.');
       });
     });
 

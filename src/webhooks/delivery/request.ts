@@ -1,6 +1,7 @@
 // The request of one attempt: the envelope (or the payload filter's version of it) and the signed headers.
 import type { Core } from '../../core.js';
 import type { DeliveryRow, EventRow, WebhookRow } from '../tables.js';
+import { previousSecret } from '../rotation.js';
 import { openSecret } from '../secrets.js';
 import { signPayload, signStandard } from '../sign.js';
 
@@ -65,8 +66,12 @@ function headerNames(config: Core['config']): HeaderNames {
 
 /** The request for a body: the headers, with both signatures over those exact bytes. */
 function signedRequest(core: Core, p: Prepared, body: string): OutgoingRequest {
+  const now = core.clock.now();
   const secret = openSecret(core.config, p.webhook.secret);
-  const timestamp = Math.floor(core.clock.now() / 1000);
+  const timestamp = Math.floor(now / 1000);
+  // During a rotation's grace period the previous secret signs too (`v1,<new> v1,<old>`, DESIGN.md).
+  const previous = previousSecret(core, p.webhook, now);
+  const standard = signStandard(secret, p.event.id, timestamp, body);
   const names = headerNames(core.config);
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
@@ -79,7 +84,7 @@ function signedRequest(core: Core, p: Prepared, body: string): OutgoingRequest {
     // The event id, the same on every retry and redelivery: Standard Webhooks' idempotency key (DESIGN.md).
     'webhook-id': p.event.id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signStandard(secret, p.event.id, timestamp, body),
+    'webhook-signature': previous ? `${standard} ${signStandard(previous, p.event.id, timestamp, body)}` : standard,
   };
   return { url: p.webhook.url, headers, body };
 }

@@ -17,7 +17,7 @@ export class MemoryQueue implements DeliveryQueue {
   addWebhook(id: string, active = 1): WebhookRow {
     const row: WebhookRow = {
       id, name: id, url: `http://receiver.test/${id}`, events: '["enquiry.created"]', secret: 'whsec_test',
-      active, disabled_reason: null, created_at: '', updated_at: '', deleted_at: null,
+      previous_secret: null, previous_secret_expires_at: null, active, disabled_reason: null, created_at: '', updated_at: '', deleted_at: null,
     };
     this.webhooks.set(id, row);
     return row;

@@ -104,7 +104,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
         </div>
         <div className="editor-side">
           <TestPanel webhookId={w.id} events={w.events} eventTypes={eventTypes} />
-          <SecretPanel webhookId={w.id} initialSecret={initialSecret} />
+          <SecretPanel webhookId={w.id} initialSecret={initialSecret} previousExpiresAt={w.previous_secret_expires_at} onRotated={refresh} />
           <div className="card">
             <h3>Deliveries</h3>
             <p className="muted small">Created {formatDate(w.created_at)}. Every delivery and attempt is kept in the log.</p>
