@@ -3,7 +3,8 @@
 // label, so two builds compare side by side: `npm run bench:lighthouse -- --label after`, then the same command in a
 // checkout whose web/ is the older console, with `--label before`. Lighthouse is not a dependency: LIGHTHOUSE_BIN
 // names its CLI (default: `npx --yes lighthouse@12.8.2`); it drives Debian's Chromium (CHROME_PATH).
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,13 +18,14 @@ const CATEGORIES = ['accessibility', 'best-practices', 'performance'];
 
 interface Scores { accessibility: number; 'best-practices': number; performance: number; cls: number; bytes: number }
 
-function lighthouse(url: string, preset: 'mobile' | 'desktop', cookie: string | null): Scores {
+// Not execFileSync: the server under test runs in this process and must keep answering.
+async function lighthouse(url: string, preset: 'mobile' | 'desktop', cookie: string | null): Promise<Scores> {
   const out = join(mkdtempSync(join(tmpdir(), 'waypost-lh-')), 'report.json');
   const args = [...binArgs, url, `--only-categories=${CATEGORIES.join(',')}`, '--output=json', `--output-path=${out}`,
     '--quiet', '--chrome-flags=--headless --no-sandbox --disable-gpu --disable-background-networking'];
   if (preset === 'desktop') args.push('--preset=desktop');
   if (cookie) args.push(`--extra-headers=${JSON.stringify({ Cookie: cookie })}`);
-  execFileSync(bin, args, { env: { ...process.env, CHROME_PATH: CHROMIUM }, stdio: 'ignore', timeout: 300_000 });
+  await promisify(execFile)(bin, args, { env: { ...process.env, CHROME_PATH: CHROMIUM }, timeout: 300_000 });
   const report = JSON.parse(readFileSync(out, 'utf8'));
   const score = (c: string) => Math.round(report.categories[c].score * 100);
   return {
@@ -57,7 +59,7 @@ try {
   ];
   for (const p of pages) {
     for (const preset of ['mobile', 'desktop'] as const) {
-      const s = lighthouse(p.url, preset, p.cookie);
+      const s = await lighthouse(p.url, preset, p.cookie);
       (results[p.name] ??= {})[preset] = s;
       console.log(`${label} ${p.name} ${preset}: accessibility ${s.accessibility}, best practices ${s['best-practices']}, `
         + `performance ${s.performance}, CLS ${s.cls}, ${Math.round(s.bytes / 1024)} kB`);
