@@ -1,34 +1,18 @@
 // End to end: the real `waypost` CLI (tsx src/cli/main.ts) against a temporary SQLite database.
-import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWaypost, type Waypost } from '../../../src/sdk.js';
 import { createLogger } from '../../../src/log.js';
 import { verifySignature } from '../../../src/webhooks/sign.js';
+import { runCli, tempSqliteUrl } from '../../cli/run.js';
 import { startReceiver, type Receiver } from './fixtures.js';
-
-const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
-const MAIN = join(process.cwd(), 'src/cli/main.ts');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 // Each run starts a process (a few seconds on a busy machine), so the tests get generous time limits.
 describe('webhooks, deliveries and alerts CLI', { timeout: 180_000 }, () => {
-  const databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'waypost-cli-')), 'waypost.db')}`;
-  const env = { ...process.env, DATABASE_URL: databaseUrl, WAYPOST_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' };
+  const databaseUrl = tempSqliteUrl();
+  const env = { DATABASE_URL: databaseUrl, WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' };
   let receiver: Receiver;
 
-  const waypost = (...args: string[]): Promise<Run> => new Promise((resolve) => {
-    execFile(TSX, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
+  const waypost = (...args: string[]) => runCli(args, env);
   const json = async (...args: string[]) => {
     const run = await waypost(...args, '--json');
     expect(run.code, run.stderr).toBe(0);

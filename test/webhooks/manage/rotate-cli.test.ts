@@ -1,15 +1,9 @@
 // End to end: `waypost webhooks rotate-secret` (the real CLI, tsx src/cli/main.ts) against a temporary SQLite
 // database and a real local receiver, checked with the Standard Webhooks reference library.
-import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempSqliteUrl } from '../../cli/run.js';
 import { startReceiver, type Received, type Receiver } from './fixtures.js';
-
-const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
-const MAIN = join(process.cwd(), 'src/cli/main.ts');
 
 const verifies = (secret: string, { body, headers }: Received): boolean => {
   try {
@@ -25,15 +19,10 @@ const verifies = (secret: string, { body, headers }: Received): boolean => {
 
 // Each run starts a process (a few seconds on a busy machine), so the tests get generous time limits.
 describe('waypost webhooks rotate-secret', { timeout: 180_000 }, () => {
-  const databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'waypost-rotate-')), 'waypost.db')}`;
-  const env = { ...process.env, DATABASE_URL: databaseUrl, WAYPOST_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn',
+  const env = { DATABASE_URL: tempSqliteUrl(), WAYPOST_ALLOW_PRIVATE_TARGETS: 'true',
     WAYPOST_SECRET_KEY: 'a-master-key-of-32-characters-ok' };
   let receiver: Receiver;
-  const waypost = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(TSX, [MAIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
+  const waypost = (...args: string[]) => runCli(args, env);
   const json = async (...args: string[]) => {
     const run = await waypost(...args, '--json');
     expect(run.code, run.stderr).toBe(0);
