@@ -1,6 +1,13 @@
 // One schema per record (DESIGN.md "Records"): the host's input shape (validated on PUT, SDK and import) and the
 // public shape (API responses, webhook payloads, OpenAPI). Both are TypeBox, so types come from the same source.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import {
+  BOOKING_STATUSES, BOOKING_STATUS_SPELLINGS, PAYMENT_STATUSES, PAYMENT_STATUS_SPELLINGS,
+  type BookingStatusInput, type PaymentStatusInput,
+} from './statuses.js';
+
+// The statuses live in statuses.ts; importers reach them through this module as before.
+export * from './statuses.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 export const Decimal = Type.String({ pattern: '^-?\\d{1,15}(\\.\\d{1,4})?$', description: 'Decimal amount as a string, e.g. "1250.00"', examples: ['1250.00'] });
@@ -15,37 +22,6 @@ export const ASSIGNED_ID_MIN = 1_000_000_000_000_000;
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Text = (max = 500) => Type.String({ maxLength: max });
 const Version = Type.String({ pattern: '^\\d+(\\.\\d+){0,2}$', description: 'Dotted version, e.g. 6.7.0' });
-
-// The booking product's own statuses (DESIGN.md "Records"; its booking status list and
-// wptravelengine_payment_status()).
-export const BOOKING_STATUSES = [
-  'pending', 'reserved', 'booked', 'completed', 'canceled', 'refunded', 'failed',
-] as const;
-export const PAYMENT_STATUSES = [
-  'pending', 'completed', 'captured', 'partially-paid', 'check-waiting', 'check-received', 'voucher-waiting',
-  'voucher-received', 'refunded', 'failed', 'canceled', 'abandoned',
-] as const;
-export type BookingStatus = (typeof BOOKING_STATUSES)[number];
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-/** A payment in one of these has been paid (booking.payment.completed); the waiting statuses have not. */
-export const PAID_PAYMENT_STATUSES = [
-  'completed', 'captured', 'partially-paid', 'check-received', 'voucher-received',
-] as const satisfies readonly PaymentStatus[];
-
-/**
- * The product's (and its gateways') other spellings of the same status: accepted on input, stored as the value.
- * Bookings take only the cancel spellings; the rest are payment (gateway) words.
- */
-export const BOOKING_STATUS_SPELLINGS = {
-  cancel: 'canceled', cancelled: 'canceled',
-} as const satisfies Record<string, BookingStatus>;
-export const PAYMENT_STATUS_SPELLINGS = {
-  complete: 'completed', success: 'completed', settlement: 'completed', capture: 'captured',
-  cancel: 'canceled', cancelled: 'canceled', 'voucher-awaiting': 'voucher-waiting',
-  deny: 'failed', expire: 'failed', revoked: 'failed',
-} as const satisfies Record<string, PaymentStatus>;
-export type BookingStatusInput = BookingStatus | keyof typeof BOOKING_STATUS_SPELLINGS;
-export type PaymentStatusInput = PaymentStatus | keyof typeof PAYMENT_STATUS_SPELLINGS;
 
 // A plain JSON Schema `enum` (not a union of literals), so a bad value gets one error listing the choices.
 const Enum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
