@@ -36,13 +36,8 @@ export class FallbackCache implements CacheStore {
   }
 
   async get(resource: ApiResource, key: string): Promise<CacheLookup> {
-    if (await this.health.usable()) {
-      try {
-        return await this.redis.get(resource, key);
-      } catch (err) {
-        this.health.failed(err);
-      }
-    }
+    const found = await this.health.run(() => this.redis.get(resource, key));
+    if (found) return found.value;
     this.bypassed.inc({ operation: 'cache_get' });
     return { entry: null, generation: BYPASSED };
   }
@@ -55,13 +50,7 @@ export class FallbackCache implements CacheStore {
   }
 
   async invalidate(resources: readonly string[]): Promise<void> {
-    if (await this.health.usable()) {
-      try {
-        return await this.redis.invalidate(resources);
-      } catch (err) {
-        this.health.failed(err);
-      }
-    }
+    if (await this.health.run(() => this.redis.invalidate(resources))) return;
     this.bypassed.inc({ operation: 'cache_invalidate' });
     for (const r of resources) this.unsent.add(r);
   }
@@ -80,25 +69,14 @@ export class FallbackRateLimiter implements RateLimitStore {
   }
 
   async hit(bucket: string, windowMs: number, now: number): Promise<WindowCount> {
-    if (await this.health.usable()) {
-      try {
-        return await this.redis.hit(bucket, windowMs, now);
-      } catch (err) {
-        this.health.failed(err);
-      }
-    }
+    const counted = await this.health.run(() => this.redis.hit(bucket, windowMs, now));
+    if (counted) return counted.value;
     this.bypassed.inc({ operation: 'rate_limit' });
     return this.memory.hit(bucket, windowMs, now);
   }
 
   async refund(bucket: string, windowMs: number, now: number): Promise<void> {
-    if (await this.health.usable()) {
-      try {
-        return await this.redis.refund(bucket, windowMs, now);
-      } catch (err) {
-        this.health.failed(err);
-      }
-    }
+    if (await this.health.run(() => this.redis.refund(bucket, windowMs, now))) return;
     await this.memory.refund(bucket, windowMs, now);
   }
 

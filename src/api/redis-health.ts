@@ -59,6 +59,20 @@ export class RedisHealth {
     return this.state === 'up';
   }
 
+  /**
+   * Runs a command on Redis while it is usable: `{ value }` when it answered; undefined when Redis is down or the
+   * command failed (Redis is then marked down), so the caller falls back.
+   */
+  async run<T>(command: () => Promise<T>): Promise<{ value: T } | undefined> {
+    if (!(await this.usable())) return undefined;
+    try {
+      return { value: await command() };
+    } catch (err) {
+      this.failed(err);
+      return undefined;
+    }
+  }
+
   /** Redis as /readyz reports it. */
   get status(): RedisState {
     return this.state === 'up' ? 'up' : 'down';
