@@ -3,17 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWaypost, type Waypost } from '../../src/sdk.js';
 import { createLogger } from '../../src/log.js';
-import { runCli, tempSqliteUrl } from './run.js';
+import { runCli, runCliJson, tempSqliteUrl } from './run.js';
 
 describe('waypost deliveries: search and recover', { timeout: 240_000 }, () => {
   const DATABASE_URL = tempSqliteUrl();
   const env = { DATABASE_URL, WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' };
   let wp: Waypost; // the booking product's writes, through the SDK (no worker runs: deliveries stay pending)
-  const json = async (...args: string[]) => {
-    const run = await runCli([...args, '--json'], env);
-    expect(run.code, run.stderr).toBe(0);
-    return JSON.parse(run.stdout);
-  };
+  const json = (...args: string[]) => runCliJson(args, env);
   let hookId = '';
   let start = '';
 

@@ -49,3 +49,10 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** Runs a command with `--json`: fails (showing stderr) unless it exits 0, and returns what it printed, parsed. */
+export async function runCliJson(args: string[], env: Record<string, string>): Promise<any> {
+  const run = await runCli([...args, '--json'], env);
+  if (run.code !== 0) throw new Error(`waypost ${args.join(' ')} --json exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createWaypost } from '../../src/sdk.js';
 import { createLogger } from '../../src/log.js';
 import { disableWebhook } from '../../src/webhooks/disable.js';
-import { runCli, tempSqliteUrl, type CliResult } from './run.js';
+import { runCli, runCliJson, tempSqliteUrl, type CliResult } from './run.js';
 
 // Every human line the test saw, checked at the end for "..", ".)." and double spaces after a colon.
 const seen: string[] = [];
@@ -17,11 +17,7 @@ describe('webhook state in the CLI', { timeout: 240_000 }, () => {
     if (!args.includes('--json')) seen.push(run.stdout, run.stderr);
     return run;
   };
-  const json = async (...args: string[]) => {
-    const run = await cli(...args, '--json');
-    expect(run.code, run.stderr).toBe(0);
-    return JSON.parse(run.stdout);
-  };
+  const json = (...args: string[]) => runCliJson(args, env);
   const stateIn = (list: string, name: string) => {
     const [header, ...rows] = list.trim().split('\n');
     const col = header!.indexOf('STATE');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWaypost, type Waypost } from '../../../src/sdk.js';
 import { createLogger } from '../../../src/log.js';
 import { verifySignature } from '../../../src/webhooks/sign.js';
-import { runCli, tempSqliteUrl } from '../../cli/run.js';
+import { runCli, runCliJson, tempSqliteUrl } from '../../cli/run.js';
 import { startReceiver, type Receiver } from './fixtures.js';
 
 // Each run starts a process (a few seconds on a busy machine), so the tests get generous time limits.
@@ -13,11 +13,7 @@ describe('webhooks, deliveries and alerts CLI', { timeout: 180_000 }, () => {
   let receiver: Receiver;
 
   const waypost = (...args: string[]) => runCli(args, env);
-  const json = async (...args: string[]) => {
-    const run = await waypost(...args, '--json');
-    expect(run.code, run.stderr).toBe(0);
-    return JSON.parse(run.stdout);
-  };
+  const json = (...args: string[]) => runCliJson(args, env);
 
   beforeAll(async () => {
     receiver = await startReceiver({ status: 200, body: 'thanks' });

@@ -2,7 +2,7 @@
 // database and a real local receiver, checked with the Standard Webhooks reference library.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempSqliteUrl } from '../../cli/run.js';
+import { runCli, runCliJson, tempSqliteUrl } from '../../cli/run.js';
 import { startReceiver, type Received, type Receiver } from './fixtures.js';
 
 const verifies = (secret: string, { body, headers }: Received): boolean => {
@@ -23,11 +23,7 @@ describe('waypost webhooks rotate-secret', { timeout: 180_000 }, () => {
     WAYPOST_SECRET_KEY: 'a-master-key-of-32-characters-ok' };
   let receiver: Receiver;
   const waypost = (...args: string[]) => runCli(args, env);
-  const json = async (...args: string[]) => {
-    const run = await waypost(...args, '--json');
-    expect(run.code, run.stderr).toBe(0);
-    return JSON.parse(run.stdout);
-  };
+  const json = (...args: string[]) => runCliJson(args, env);
   beforeAll(async () => { receiver = await startReceiver(); });
   afterAll(async () => receiver.close());
 
