@@ -8,7 +8,7 @@ import { getAdminSettings } from './admin/settings.js';
 import { createLogger } from './log.js';
 import { openStore } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { buildApp } from './http/app.js';
+import { buildApp } from './app.js';
 import { deleteRecord, putRecord, type PutResult } from './host/write.js';
 import { runBatch, type BatchOperation, type BatchResult } from './host/batch.js';
 import type { Resource } from './records/schemas.js';

@@ -74,6 +74,12 @@ const LINK_REFUSED_PAGE = page('This sign-in link no longer works',
   + 'API</b> and click <b>Open Webhooks &amp; API</b> again to start over. (Or sign in with your Waypost e-mail and '
   + 'password at <a href="/admin/">/admin/</a>.)');
 
+/** POST /host/v1/sign-in-links (mounted by src/app.ts among the Host API's routes, behind the host token). */
+export async function signInLinkIssueRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
+  const { core } = opts;
+  app.post('/sign-in-links', async (req, reply) => reply.code(201).send(await issueSignInLink(core, req.body)));
+}
+
 /** GET /admin/sign-in-link?token=…: the session cookie and a redirect to the console, or a page saying why not. */
 export async function signInLinkRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;

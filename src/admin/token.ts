@@ -2,7 +2,7 @@
 // Shown once when created or rotated; settings keeps only its SHA-256 (as for API secrets), so a database backup
 // does not hold a working admin credential.
 import type { Core } from '../core.js';
-import { createStoredToken, rotateStoredToken, storedTokenCheck } from '../host/token.js';
+import { createStoredToken, rotateStoredToken, storedTokenCheck } from '../tokens.js';
 
 export const ADMIN_TOKEN_SETTING = 'admin_token_hash';
 

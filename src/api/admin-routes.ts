@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { apiRoot } from '../config.js';
 import type { Core } from '../core.js';
-import { humanValidationError } from '../admin/validation-messages.js';
+import { humanValidationError } from '../http/validation-messages.js';
 import { createApiKey, deleteApiKey, keyPrefix, listApiKeys, setApiKeyActive, updateApiKey, type ApiKeyInfo } from './keys.js';
 import { apiServices } from './install.js';
 import { usageByKey } from './usage.js';

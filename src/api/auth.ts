@@ -5,7 +5,7 @@ import type { Core } from '../core.js';
 import type { ApiResource } from '../records/schemas.js';
 import { AppError, tooManyRequests, unauthorized } from '../errors.js';
 import { KeyLookup } from './key-lookup.js';
-import { secretMatches } from './keys.js';
+import { secretMatches } from '../tokens.js';
 import type { ApiServices } from './install.js';
 import { ietfRateLimitHeaders, type WindowCount } from './rate-limit.js';
 

@@ -1,11 +1,12 @@
 // API keys (DESIGN.md "API keys"): created, listed, disabled, re-enabled and deleted by admins (console and CLI).
 // The key is the public half (`Access-Token`); the secret is shown once at creation and stored only as a hash.
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Core } from '../core.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { API_RESOURCES } from '../records/schemas.js';
 import type { ApiKeyRow } from '../store/tables.js';
+import { hashSecret } from '../tokens.js';
 
 /** The eight permissions: `<resource>.list` and `<resource>.read` for each public resource. */
 export const PERMISSIONS = API_RESOURCES.flatMap((r) => [`${r}.list`, `${r}.read`]) as readonly string[];
@@ -30,21 +31,6 @@ export interface CreateApiKeyInput {
   label: string;
   permissions: readonly string[];
   rateLimit?: number | null;
-}
-
-/**
- * SHA-256 of the secret. The secret is 32 random bytes, so a fast hash is enough: a slow KDF only helps against
- * guessing low-entropy passwords, and would make every API request pay for it.
- */
-export function hashSecret(secret: string): string {
-  return hash('sha256', secret, 'hex');
-}
-
-/** Constant-time check of a presented secret against the stored hash. */
-export function secretMatches(presented: string, secretHash: string): boolean {
-  const expected = Buffer.from(secretHash, 'hex');
-  const actual = hash('sha256', presented, 'buffer');
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
 export function validatePermissions(permissions: readonly unknown[]): string[] {

@@ -2,7 +2,7 @@
 // and on close: one upsert per key and day, never one write per request.
 import { sql } from 'kysely';
 import type { Core } from '../core.js';
-import type { KeyUsage, UsageCounts as Counts } from '../admin/console-types.js';
+import type { KeyUsage, UsageCounts as Counts } from './views.js';
 
 export type { KeyUsage };
 

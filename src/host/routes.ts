@@ -1,6 +1,7 @@
-// Host API: PUT/DELETE {base}/host/v1/{resource}/{id}, POST /batch (many of those), POST /sign-in-links (the
-// WordPress bridge's console sign-in), bearer host token. A thin layer over src/host/write.ts and its neighbours.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Host API: PUT/DELETE {base}/host/v1/{resource}/{id}, POST /batch (many of those), bearer host token. A thin layer
+// over src/host/write.ts and its neighbours. Routes other capabilities serve to the host (admin's POST /sign-in-links
+// for the WordPress bridge's console sign-in) come in `more`, from src/app.ts, and sit behind the same token.
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Core } from '../core.js';
 import { unauthorized, invalidParameter, notFound } from '../errors.js';
@@ -9,7 +10,6 @@ import { hostIdProblem, isResource } from '../records/validate.js';
 import { deleteRecord, putRecord } from './write.js';
 import { hostTokenCheck } from './token.js';
 import { runBatch } from './batch.js';
-import { issueSignInLink } from '../admin/sign-in-links.js';
 
 // 500 full bookings are more than the server's 1 MiB default; each record is still checked by its schema.
 const BATCH_BODY_LIMIT = 16 * 1024 * 1024;
@@ -29,7 +29,13 @@ function parseParams(req: FastifyRequest, anyId = false): { resource: Resource; 
   return { resource, id: n };
 }
 
-export async function hostRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
+export interface HostRoutesOptions {
+  core: Core;
+  /** More routes for the host, registered inside this scope so that the host token guards them too. */
+  more?: FastifyPluginAsync<{ core: Core }>[];
+}
+
+export async function hostRoutes(app: FastifyInstance, opts: HostRoutesOptions): Promise<void> {
   const { core } = opts;
   // No token is made here: `waypost serve` or `waypost host-token` makes it, the only places that can show it.
   const hostTokenValid = hostTokenCheck(core);
@@ -65,5 +71,5 @@ export async function hostRoutes(app: FastifyInstance, opts: { core: Core }): Pr
   // Each operation is a single PUT/DELETE of its own (src/host/batch.ts): 200 with one result per operation.
   app.post('/batch', { bodyLimit: BATCH_BODY_LIMIT }, async (req) => ({ results: await runBatch(core, req.body) }));
 
-  app.post('/sign-in-links', async (req, reply) => reply.code(201).send(await issueSignInLink(core, req.body)));
+  for (const routes of opts.more ?? []) await app.register(routes, { core });
 }

@@ -2,46 +2,12 @@
 // otherwise one is generated on first start (or by `waypost host-token`) and shown once. Like the admin token
 // (src/admin/token.ts) and API secrets, settings keeps only its SHA-256, so a database backup cannot write as the
 // host; `waypost host-token --rotate` replaces it.
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Core } from '../core.js';
 import { conflict } from '../errors.js';
-import { hashSecret, secretMatches } from '../api/keys.js';
-import { readRows } from '../store/read.js';
+import { createStoredToken, rotateStoredToken, storedTokenCheck } from '../tokens.js';
 
 export const HOST_TOKEN_SETTING = 'host_token_hash';
-
-const newToken = (prefix: string) => `${prefix}${randomBytes(24).toString('base64url')}`;
-
-/** Stores the hash of a new token unless `setting` has one; the clear token when this call stored it, else null. */
-export async function createStoredToken(core: Core, setting: string, prefix: string): Promise<string | null> {
-  const token = newToken(prefix);
-  // ON CONFLICT DO NOTHING: of two processes starting at once, one stores its token and the other learns it lost.
-  const stored = await core.db.insertInto('settings').values({ name: setting, value: hashSecret(token) })
-    .onConflict((oc) => oc.column('name').doNothing()).returning('name').executeTakeFirst();
-  return stored ? token : null;
-}
-
-/** Replaces the stored hash with a new token's: the old token stops working on the next request everywhere. */
-export async function rotateStoredToken(core: Core, setting: string, prefix: string): Promise<string> {
-  const token = newToken(prefix);
-  const value = hashSecret(token);
-  await core.db.insertInto('settings').values({ name: setting, value })
-    .onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute();
-  return token;
-}
-
-/**
- * Checks a presented token against the hash in settings. The hash is read on every request, not held: a rotation
- * by the CLI (another process) must lock the old token out at once, and the read is one primary-key lookup (a
- * prepared statement on SQLite), as API keys are read on PostgreSQL.
- */
-export function storedTokenCheck(core: Core, setting: string): (presented: string) => Promise<boolean> {
-  const query = core.db.selectFrom('settings').select('value').where('name', '=', setting).compile();
-  return async (presented) => {
-    const [row] = await readRows<{ value: string }>(core, query);
-    return row !== undefined && secretMatches(presented, row.value);
-  };
-}
 
 export type HostToken =
   | { source: 'environment'; token: string } // WAYPOST_HOST_TOKEN

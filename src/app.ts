@@ -1,0 +1,35 @@
+// The composition root: builds the HTTP server, and each capability registers its routes as a plugin under its
+// prefix. It lives at src/ so that src/http/ (problem+json, ops routes, metrics) stays a leaf capabilities import.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Core } from './core.js';
+import { redactUrl } from './log.js';
+import { installProblemHandler } from './http/problem.js';
+import { opsRoutes } from './http/ops.js';
+import { installHttpMetrics } from './http/metrics.js';
+import { hostRoutes } from './host/routes.js';
+import { apiRoutes } from './api/routes.js';
+import { adminRoutes } from './admin/routes.js';
+import { rootRedirect } from './admin/console.js';
+import { signInLinkIssueRoutes } from './admin/sign-in-links.js';
+
+export async function buildApp(core: Core): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: core.log as FastifyBaseLogger,
+    // We log one line per request ourselves, with credentials removed from the query string.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const ms = Math.round(reply.elapsedTime);
+    req.log.info({ method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms }, 'request');
+  });
+  installProblemHandler(app);
+  installHttpMetrics(app, core);
+  await app.register(opsRoutes, { core });
+  // The WordPress bridge asks for console sign-in links with the host token: admin's route, host's auth.
+  await app.register(hostRoutes, { core, prefix: '/host/v1', more: [signInLinkIssueRoutes] });
+  await app.register(apiRoutes, { core });
+  await app.register(adminRoutes, { core, prefix: '/admin' });
+  await app.register(rootRedirect);
+  return app;
+}

@@ -1,0 +1,53 @@
+// Credentials kept only as their SHA-256: API secrets (src/api/keys.ts), and the host and admin bearer tokens held in
+// `settings` (src/host/token.ts, src/admin/token.ts). Here, at the root, because those capabilities share it.
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Core } from './core.js';
+import { readRows } from './store/read.js';
+
+/**
+ * SHA-256 of the secret. The secret is 32 random bytes, so a fast hash is enough: a slow KDF only helps against
+ * guessing low-entropy passwords, and would make every API request pay for it.
+ */
+export function hashSecret(secret: string): string {
+  return hash('sha256', secret, 'hex');
+}
+
+/** Constant-time check of a presented secret against the stored hash. */
+export function secretMatches(presented: string, secretHash: string): boolean {
+  const expected = Buffer.from(secretHash, 'hex');
+  const actual = hash('sha256', presented, 'buffer');
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+const newToken = (prefix: string) => `${prefix}${randomBytes(24).toString('base64url')}`;
+
+/** Stores the hash of a new token unless `setting` has one; the clear token when this call stored it, else null. */
+export async function createStoredToken(core: Core, setting: string, prefix: string): Promise<string | null> {
+  const token = newToken(prefix);
+  // ON CONFLICT DO NOTHING: of two processes starting at once, one stores its token and the other learns it lost.
+  const stored = await core.db.insertInto('settings').values({ name: setting, value: hashSecret(token) })
+    .onConflict((oc) => oc.column('name').doNothing()).returning('name').executeTakeFirst();
+  return stored ? token : null;
+}
+
+/** Replaces the stored hash with a new token's: the old token stops working on the next request everywhere. */
+export async function rotateStoredToken(core: Core, setting: string, prefix: string): Promise<string> {
+  const token = newToken(prefix);
+  const value = hashSecret(token);
+  await core.db.insertInto('settings').values({ name: setting, value })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute();
+  return token;
+}
+
+/**
+ * Checks a presented token against the hash in settings. The hash is read on every request, not held: a rotation
+ * by the CLI (another process) must lock the old token out at once, and the read is one primary-key lookup (a
+ * prepared statement on SQLite), as API keys are read on PostgreSQL.
+ */
+export function storedTokenCheck(core: Core, setting: string): (presented: string) => Promise<boolean> {
+  const query = core.db.selectFrom('settings').select('value').where('name', '=', setting).compile();
+  return async (presented) => {
+    const [row] = await readRows<{ value: string }>(core, query);
+    return row !== undefined && secretMatches(presented, row.value);
+  };
+}
