@@ -2,6 +2,7 @@
 // bookings with line items (a few legacy engine ones and some cart 3.0 ones), payments including due payments,
 // enquiries and reviews. Same seed → same records, with fixed dates, so seeding twice changes nothing.
 import type { InputRecords, Resource } from '../records/schemas.js';
+import { ENQUIRY_TEXT, FIRST, LAST, PLACES, REVIEW_TEXT, STREETS, TRIPS } from './catalogue-data.js';
 
 export interface DemoRecord<R extends Resource = Resource> {
   resource: R;
@@ -40,58 +41,6 @@ export function rng(seed: number): () => number {
   };
 }
 
-interface TripSeed {
-  title: string;
-  code: string;
-  destinations: string[];
-  activities: string[];
-  days: number;
-  price: number;
-  currency: 'EUR' | 'USD';
-  excerpt: string;
-  ages?: [number, number | null];
-  group: [number, number];
-}
-
-const TRIPS: TripSeed[] = [
-  { title: 'Douro Valley Wine Trail', code: 'PT-DOU-7', destinations: ['Portugal', 'Porto', 'Douro Valley'], activities: ['Wine tasting', 'River cruise', 'Walking'], days: 7, price: 1290, currency: 'EUR', excerpt: 'Seven days among terraced vineyards, quintas and the slow bends of the Douro.', group: [2, 14] },
-  { title: 'Annapurna Base Camp Trek', code: 'NP-ABC-14', destinations: ['Nepal', 'Pokhara', 'Annapurna'], activities: ['Trekking', 'Mountaineering', 'Culture'], days: 14, price: 1850, currency: 'USD', excerpt: 'Through rhododendron forests and Gurung villages to the foot of Annapurna I.', ages: [16, 65], group: [4, 12] },
-  { title: 'Everest Base Camp Classic', code: 'NP-EBC-16', destinations: ['Nepal', 'Khumbu'], activities: ['Trekking', 'Mountaineering'], days: 16, price: 2290, currency: 'USD', excerpt: 'The classic route from Lukla to Kala Patthar with acclimatisation days in Namche.', ages: [18, 65], group: [4, 12] },
-  { title: 'Amalfi Coast Walking Holiday', code: 'IT-AMA-8', destinations: ['Italy', 'Amalfi', 'Positano'], activities: ['Walking', 'Food', 'Boat trip'], days: 8, price: 1640, currency: 'EUR', excerpt: 'Lemon groves, cliff paths and the Path of the Gods above the sea.', group: [2, 16] },
-  { title: 'Iceland Ring Road Self-Drive', code: 'IS-RING-10', destinations: ['Iceland', 'Reykjavik', 'Vik', 'Akureyri'], activities: ['Self-drive', 'Hot springs', 'Glacier hike'], days: 10, price: 2150, currency: 'EUR', excerpt: 'Waterfalls, black beaches and glacier lagoons at your own pace.', group: [1, 6] },
-  { title: 'Kyoto and Nara Cultural Journey', code: 'JP-KYO-9', destinations: ['Japan', 'Kyoto', 'Nara'], activities: ['Culture', 'Temples', 'Food'], days: 9, price: 2890, currency: 'USD', excerpt: 'Temples, tea houses and a night in a ryokan, with a local guide.', group: [2, 12] },
-  { title: 'Patagonia W Trek', code: 'CL-PAT-9', destinations: ['Chile', 'Torres del Paine'], activities: ['Trekking', 'Wildlife'], days: 9, price: 2450, currency: 'USD', excerpt: 'The W circuit in Torres del Paine, with refugio nights and glacier views.', ages: [14, 70], group: [4, 14] },
-  { title: 'Morocco Desert and Atlas', code: 'MA-DES-8', destinations: ['Morocco', 'Marrakech', 'Merzouga'], activities: ['Camel trek', 'Culture', 'Walking'], days: 8, price: 980, currency: 'EUR', excerpt: 'From the souks of Marrakech over the High Atlas to a camp in the Erg Chebbi dunes.', group: [2, 16] },
-  { title: 'Scottish Highlands Explorer', code: 'UK-SCO-6', destinations: ['Scotland', 'Inverness', 'Isle of Skye'], activities: ['Walking', 'Whisky tasting', 'Castles'], days: 6, price: 1190, currency: 'EUR', excerpt: 'Glens, lochs and a ferry to Skye, with distillery visits on the way.', group: [2, 16] },
-  { title: 'Costa Rica Rainforest and Beaches', code: 'CR-RAIN-11', destinations: ['Costa Rica', 'Arenal', 'Manuel Antonio'], activities: ['Wildlife', 'Zip-lining', 'Beach'], days: 11, price: 2390, currency: 'USD', excerpt: 'Volcanoes, cloud forest and the Pacific coast for families and nature lovers.', ages: [6, null], group: [2, 14] },
-  { title: 'Dolomites Hut-to-Hut', code: 'IT-DOL-7', destinations: ['Italy', 'Dolomites', 'Cortina'], activities: ['Trekking', 'Via ferrata'], days: 7, price: 1450, currency: 'EUR', excerpt: 'Alta Via 1 between mountain huts under pale limestone towers.', ages: [16, 70], group: [4, 10] },
-  { title: 'Kilimanjaro Machame Route', code: 'TZ-KIL-8', destinations: ['Tanzania', 'Moshi', 'Kilimanjaro'], activities: ['Trekking', 'Mountaineering'], days: 8, price: 2690, currency: 'USD', excerpt: 'Six days on the Whiskey route to Uhuru Peak, with crew and park fees included.', ages: [16, 70], group: [2, 12] },
-];
-
-const FIRST = ['Ana', 'João', 'Maria', 'Liam', 'Olivia', 'Noah', 'Emma', 'Lucas', 'Sofia', 'Mateo', 'Chloé', 'Hugo', 'Aiko', 'Kenji', 'Priya', 'Arjun', 'Fatima', 'Omar', 'Ingrid', 'Lars', 'Zanele', 'Thabo', 'Mei', 'Wei', 'Isabella', 'Diego', 'Hannah', 'Felix', 'Amara', 'Kwame'];
-const LAST = ['Silva', 'Santos', 'Murphy', 'Walsh', 'Müller', 'Schmidt', 'Dubois', 'Laurent', 'Rossi', 'Bianchi', 'Tanaka', 'Sato', 'Sharma', 'Patel', 'Haddad', 'Nasser', 'Johansson', 'Larsen', 'Dlamini', 'Nkosi', 'Chen', 'Wang', 'García', 'López', 'Becker', 'Novak', 'Okafor', 'Mensah', 'Evans', 'Kowalski'];
-const PLACES: Array<[city: string, country: string, postcode: string]> = [
-  ['Lisbon', 'PT', '1100-148'], ['Dublin', 'IE', 'D02 X285'], ['Berlin', 'DE', '10115'], ['Lyon', 'FR', '69002'], ['Milan', 'IT', '20121'],
-  ['Osaka', 'JP', '530-0001'], ['Pune', 'IN', '411001'], ['Amman', 'JO', '11118'], ['Oslo', 'NO', '0150'], ['Cape Town', 'ZA', '8001'],
-  ['Toronto', 'CA', 'M5H 2N2'], ['Austin', 'US', '78701'], ['Melbourne', 'AU', '3000'], ['Madrid', 'ES', '28013'], ['Kraków', 'PL', '31-042'],
-];
-const REVIEW_TEXT = [
-  'Our guide knew every path and every story. Worth every cent.',
-  'Well organised from the first e-mail to the airport transfer home.',
-  'Hard days, unforgettable views. Pack better boots than I did.',
-  'The food alone was worth the trip. Small group, lovely people.',
-  'A couple of long transfers, otherwise perfect.',
-  'Booked for my parents; they came back already planning the next one.',
-];
-const ENQUIRY_TEXT = [
-  'Do you have departures in late September for a group of four?',
-  'Is this trip suitable for a 12-year-old who walks a lot?',
-  'Can we add two extra nights in the city at the end?',
-  'What is the deposit, and when is the balance due?',
-  'Are flights included, or only ground arrangements?',
-  'We are vegetarian; is that easy on this itinerary?',
-];
-
 const DAY = 86_400_000;
 /** All dates are fixed (not relative to now), so a re-run produces identical records. */
 const EPOCH = Date.UTC(2025, 0, 6, 9, 0, 0);
@@ -118,7 +67,11 @@ export function demoCatalogue(options: DemoOptions = {}): DemoCatalogue {
       status: i === TRIPS.length - 1 ? 'draft' : 'publish',
       code: t.code,
       duration: { value: t.days, unit: 'days' },
-      price: { amount: money(t.price), sale_amount: i % 4 === 1 ? money(Math.round(t.price * 0.9)) : null, currency: t.currency },
+      price: {
+        amount: money(t.price),
+        sale_amount: i % 4 === 1 ? money(Math.round(t.price * 0.9)) : null,
+        currency: t.currency,
+      },
       destinations: t.destinations,
       activities: t.activities,
       min_age: t.ages?.[0] ?? null,
@@ -145,7 +98,9 @@ export function demoCatalogue(options: DemoOptions = {}): DemoCatalogue {
       data: {
         email, first_name: first, last_name: last,
         phone: `+${between(1, 98)} ${between(100, 999)} ${between(100, 999)} ${between(1000, 9999)}`,
-        address: { line1: `${between(1, 240)} ${pick(['High Street', 'Rua Augusta', 'Market Square', 'Harbour Road', 'Via Roma', 'Main Street'])}`, city, state: null, postcode, country },
+        address: {
+          line1: `${between(1, 240)} ${pick(STREETS)}`, city, state: null, postcode, country,
+        },
         created_at: iso(EPOCH + i * 0.37 * DAY),
         updated_at: iso(EPOCH + i * 0.37 * DAY),
       },
@@ -158,25 +113,43 @@ export function demoCatalogue(options: DemoOptions = {}): DemoCatalogue {
   for (let i = 0; i < bookingCount; i++) {
     const id = BOOKING_ID_BASE + i + 1;
     const customer = customers[Math.floor(random() * customers.length)];
-    const bookedAt = Math.max(EPOCH + Math.floor((i / bookingCount) * span + random() * DAY), Date.parse(customer.data.created_at!) + DAY);
+    const bookedAt = Math.max(
+      EPOCH + Math.floor((i / bookingCount) * span + random() * DAY),
+      Date.parse(customer.data.created_at!) + DAY,
+    );
     const first = pick(TRIPS.slice(0, -1)); // the draft trip is not bookable
-    const tripSeeds = random() < 0.12 ? [first, pick(TRIPS.filter((t) => t !== first && t.currency === first.currency))] : [first];
+    const tripSeeds = random() < 0.12
+      ? [first, pick(TRIPS.filter((t) => t !== first && t.currency === first.currency))]
+      : [first];
     const travellers = between(1, 4);
     let start = bookedAt + between(20, 200) * DAY;
     const bookedTrips = tripSeeds.map((t) => {
       const tripId = TRIPS.indexOf(t) + 1;
-      const items = [{ label: 'Adult', quantity: travellers, price: money(t.price), total: money(t.price * travellers) }];
-      if (travellers === 1 && random() < 0.5) items.push({ label: 'Single supplement', quantity: 1, price: money(Math.round(t.price * 0.2)), total: money(Math.round(t.price * 0.2)) });
-      if (random() < 0.3) items.push({ label: 'Airport transfer', quantity: travellers, price: '45.00', total: money(45 * travellers) });
-      const trip = { trip_id: tripId, title: t.title, start_date: date(start), end_date: date(start + (t.days - 1) * DAY), travellers, line_items: items };
+      const items = [
+        { label: 'Adult', quantity: travellers, price: money(t.price), total: money(t.price * travellers) },
+      ];
+      if (travellers === 1 && random() < 0.5) {
+        const supplement = money(Math.round(t.price * 0.2));
+        items.push({ label: 'Single supplement', quantity: 1, price: supplement, total: supplement });
+      }
+      if (random() < 0.3) {
+        items.push({ label: 'Airport transfer', quantity: travellers, price: '45.00', total: money(45 * travellers) });
+      }
+      const trip = {
+        trip_id: tripId, title: t.title, start_date: date(start), end_date: date(start + (t.days - 1) * DAY),
+        travellers, line_items: items,
+      };
       start += t.days * DAY;
       return trip;
     });
     const total = bookedTrips.reduce((sum, t) => sum + t.line_items.reduce((s, li) => s + Number(li.total), 0), 0);
     const r = random();
-    const status = r < 0.12 ? 'pending' : r < 0.5 ? 'booked' : r < 0.62 ? 'reserved' : r < 0.9 ? 'completed' : 'canceled';
+    const status = r < 0.12 ? 'pending' : r < 0.5 ? 'booked' : r < 0.62 ? 'reserved'
+      : r < 0.9 ? 'completed' : 'canceled';
     const deposit = Math.round(total * 0.25);
-    const paid = status === 'completed' ? total : status === 'booked' ? (random() < 0.4 ? total : deposit) : status === 'reserved' || status === 'canceled' ? deposit : 0;
+    const paid = status === 'completed' ? total
+      : status === 'booked' ? (random() < 0.4 ? total : deposit)
+      : status === 'reserved' || status === 'canceled' ? deposit : 0;
     // 8 in 200 come from before the new calculation engine (hidden from the API); 1 in 16 from the 3.0 cart.
     const legacy = i % 25 === 7;
     const oldCart = !legacy && i % 16 === 3;
@@ -190,7 +163,10 @@ export function demoCatalogue(options: DemoOptions = {}): DemoCatalogue {
         total_amount: money(total),
         paid_amount: money(paid),
         due_amount: money(total - paid),
-        customer: { id: customer.id, email: customer.data.email, first_name: customer.data.first_name, last_name: customer.data.last_name, phone: customer.data.phone },
+        customer: {
+          id: customer.id, email: customer.data.email, first_name: customer.data.first_name,
+          last_name: customer.data.last_name, phone: customer.data.phone,
+        },
         trips: bookedTrips,
         engine_version: legacy ? pick(['6.2.1', '6.5.3', '6.6.0']) : pick(['6.7.0', '6.8.2', '7.0.1']),
         cart_version: oldCart ? '3.0' : pick(['4.0', '4.1', '4.2']),
@@ -207,7 +183,9 @@ export function demoCatalogue(options: DemoOptions = {}): DemoCatalogue {
         id: PAYMENT_ID_BASE + payments.length + 1,
         data: {
           booking_id: id, status: pstatus, amount: money(amount), currency: first.currency, gateway,
-          transaction_id: gateway === 'bank-transfer' ? null : `${gateway === 'stripe' ? 'pi' : 'PAY'}_${(id * 7919 + payments.length).toString(36).toUpperCase()}`,
+          transaction_id: gateway === 'bank-transfer'
+            ? null
+            : `${gateway === 'stripe' ? 'pi' : 'PAY'}_${(id * 7919 + payments.length).toString(36).toUpperCase()}`,
           is_due_payment: isDue,
           paid_at: pstatus === 'completed' || pstatus === 'refunded' ? iso(at) : null,
           created_at: iso(at), updated_at: iso(at),
@@ -222,7 +200,8 @@ export function demoCatalogue(options: DemoOptions = {}): DemoCatalogue {
     } else if (status === 'pending' && random() < 0.3) pay(total, false, 'failed', bookedAt + 600_000);
   }
 
-  const enquiries: DemoRecord<'enquiries'>[] = Array.from({ length: Math.max(5, Math.round(bookingCount / 8)) }, (_, i) => {
+  const enquiryCount = Math.max(5, Math.round(bookingCount / 8));
+  const enquiries: DemoRecord<'enquiries'>[] = Array.from({ length: enquiryCount }, (_, i) => {
     const first = pick(FIRST);
     const last = pick(LAST);
     const trip = pick(trips);
@@ -262,5 +241,8 @@ export function demoCatalogue(options: DemoOptions = {}): DemoCatalogue {
 
 /** The catalogue in write order (trips and customers before the bookings that name them). */
 export function demoRecords(catalogue: DemoCatalogue): DemoRecord[] {
-  return [...catalogue.trips, ...catalogue.customers, ...catalogue.bookings, ...catalogue.payments, ...catalogue.enquiries, ...catalogue.reviews];
+  return [
+    ...catalogue.trips, ...catalogue.customers, ...catalogue.bookings, ...catalogue.payments, ...catalogue.enquiries,
+    ...catalogue.reviews,
+  ];
 }

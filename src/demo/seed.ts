@@ -13,11 +13,14 @@ const BATCH = 100;
 
 export async function seedDemo(core: Core, options: DemoOptions = {}): Promise<SeedSummary> {
   const catalogue = demoCatalogue(options);
-  const summary = Object.fromEntries(RESOURCES.map((r) => [r, { created: 0, changed: 0, unchanged: 0 }])) as SeedSummary;
+  const summary = Object.fromEntries(
+    RESOURCES.map((r) => [r, { created: 0, changed: 0, unchanged: 0 }]),
+  ) as SeedSummary;
   for (const resource of RESOURCES) {
     const records = catalogue[resource];
     for (let i = 0; i < records.length; i += BATCH) {
-      const items = records.slice(i, i + BATCH).map((r) => ({ resource, id: r.id, input: validateInput(resource, r.data) }));
+      const items = records.slice(i, i + BATCH)
+        .map((r) => ({ resource, id: r.id, input: validateInput(resource, r.data) }));
       await putMany(core, items, {
         onItem: ({ created, changed }) => summary[resource][created ? 'created' : changed ? 'changed' : 'unchanged']++,
       });

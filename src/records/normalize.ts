@@ -1,7 +1,10 @@
 // Turns validated host input into the stored public shape (everything but the derived id lists), and applies the
 // legacy-booking rules. Pure functions: the write path decides what to do with the result.
 import semver from 'semver';
-import type { Booking, BookingInput, Customer, CustomerInput, Enquiry, EnquiryInput, Payment, PaymentInput, Review, ReviewInput, Trip, TripInput } from './schemas.js';
+import type {
+  Booking, BookingInput, Customer, CustomerInput, Enquiry, EnquiryInput, Payment, PaymentInput, Review, ReviewInput,
+  Trip, TripInput,
+} from './schemas.js';
 import {
   BOOKING_STATUS_SPELLINGS,
   PAYMENT_STATUS_SPELLINGS,
@@ -33,7 +36,8 @@ export function isCompleteCart(cartVersion: string): boolean {
 export const iso = (t: string | number | Date): string => new Date(t).toISOString();
 const isoOrNull = (t: string | null | undefined): string | null => (t === null || t === undefined ? null : iso(t));
 
-const slugify = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^\w\s-]/g, '').trim().replace(/[\s_-]+/g, '-').slice(0, 200);
+const slugify = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^\w\s-]/g, '').trim()
+  .replace(/[\s_-]+/g, '-').slice(0, 200);
 
 export type StoredTrip = Trip;
 export type StoredCustomer = Omit<Customer, 'booking_ids'>;
@@ -63,7 +67,9 @@ export function normalizeTrip(id: number, i: TripInput): Untimed<StoredTrip> {
     status: i.status ?? 'publish',
     code: i.code ?? null,
     duration: i.duration ?? null,
-    price: i.price ? { amount: i.price.amount, sale_amount: i.price.sale_amount ?? null, currency: i.price.currency } : null,
+    price: i.price
+      ? { amount: i.price.amount, sale_amount: i.price.sale_amount ?? null, currency: i.price.currency }
+      : null,
     destinations: i.destinations ?? [],
     activities: i.activities ?? [],
     min_age: i.min_age ?? null,
@@ -81,7 +87,10 @@ export function normalizeCustomer(id: number, i: CustomerInput): Untimed<StoredC
     first_name: i.first_name ?? null,
     last_name: i.last_name ?? null,
     phone: i.phone ?? null,
-    address: { line1: a.line1 ?? null, city: a.city ?? null, state: a.state ?? null, postcode: a.postcode ?? null, country: a.country ?? null },
+    address: {
+      line1: a.line1 ?? null, city: a.city ?? null, state: a.state ?? null, postcode: a.postcode ?? null,
+      country: a.country ?? null,
+    },
   };
 }
 
@@ -111,7 +120,10 @@ export function normalizeBooking(id: number, i: BookingInput, customerId: number
     paid_amount: money(String(paid)),
     due_amount: i.due_amount !== undefined ? money(i.due_amount) : (total - paid).toFixed(2),
     customer: i.customer && customerId !== null
-      ? { id: customerId, email: i.customer.email, first_name: i.customer.first_name ?? null, last_name: i.customer.last_name ?? null, phone: i.customer.phone ?? null }
+      ? {
+        id: customerId, email: i.customer.email, first_name: i.customer.first_name ?? null,
+        last_name: i.customer.last_name ?? null, phone: i.customer.phone ?? null,
+      }
       : null,
     trips: (i.trips ?? []).map((t) => ({
       trip_id: t.trip_id,
@@ -119,7 +131,11 @@ export function normalizeBooking(id: number, i: BookingInput, customerId: number
       start_date: t.start_date ?? null,
       end_date: t.end_date ?? null,
       travellers: t.travellers ?? 1,
-      line_items: complete ? (t.line_items ?? []).map((li) => ({ label: li.label, quantity: li.quantity, price: money(li.price), total: money(li.total) })) : [],
+      line_items: complete
+        ? (t.line_items ?? []).map((li) => ({
+          label: li.label, quantity: li.quantity, price: money(li.price), total: money(li.total),
+        }))
+        : [],
     })),
     engine_version: i.engine_version,
     cart_version: i.cart_version,

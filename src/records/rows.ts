@@ -150,7 +150,8 @@ export async function writeStored<R extends Resource>(
   }
   if (resource === 'bookings') {
     const prevBooking = previous as StoredRecords['bookings'] | null;
-    await linkTrips(db, tripLinks(row, rec as StoredRecords['bookings']), prevRow && prevBooking ? tripLinks(prevRow, prevBooking) : []);
+    const before = prevRow && prevBooking ? tripLinks(prevRow, prevBooking) : [];
+    await linkTrips(db, tripLinks(row, rec as StoredRecords['bookings']), before);
   }
   await bumpCounts(db, resource, row, prevRow);
 }

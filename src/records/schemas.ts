@@ -5,34 +5,13 @@ import {
   BOOKING_STATUSES, BOOKING_STATUS_SPELLINGS, PAYMENT_STATUSES, PAYMENT_STATUS_SPELLINGS,
   type BookingStatusInput, type PaymentStatusInput,
 } from './statuses.js';
+import {
+  ASSIGNED_ID_MIN, Currency, Decimal, Email, Enum, Nullable, RecordId, StatusInput, Text, Timestamp, Version,
+} from './schema-parts.js';
 
-// The statuses live in statuses.ts; importers reach them through this module as before.
+// The statuses live in statuses.ts, the schemas' parts in schema-parts.ts; importers reach them here as before.
 export * from './statuses.js';
-
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-export const Decimal = Type.String({ pattern: '^-?\\d{1,15}(\\.\\d{1,4})?$', description: 'Decimal amount as a string, e.g. "1250.00"', examples: ['1250.00'] });
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 time, UTC' });
-export const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code', examples: ['EUR'] });
-export const RecordId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Positive integer id given by the booking product' });
-/**
- * Ids from here up are Waypost's own (a booking's new embedded customer): the host's ids stay below, so a host PUT
- * can never land on a person Waypost created. WordPress post ids are far below; JavaScript numbers hold both ranges.
- */
-export const ASSIGNED_ID_MIN = 1_000_000_000_000_000;
-const Email = Type.String({ format: 'email', maxLength: 254 });
-const Text = (max = 500) => Type.String({ maxLength: max });
-const Version = Type.String({ pattern: '^\\d+(\\.\\d+){0,2}$', description: 'Dotted version, e.g. 6.7.0' });
-
-// A plain JSON Schema `enum` (not a union of literals), so a bad value gets one error listing the choices.
-const Enum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-const StatusInput = <T extends string>(values: readonly string[], spellings: Record<string, string>) =>
-  Type.Unsafe<T>({
-    type: 'string',
-    enum: [...values, ...Object.keys(spellings)],
-    description: `One of ${values.join(', ')}; also accepted and stored as the value shown: `
-      + Object.entries(spellings).map(([from, to]) => `${from} → ${to}`).join(', '),
-  });
+export { ASSIGNED_ID_MIN, Currency, Decimal, RecordId, Timestamp };
 
 // ---------- host input shapes (the id comes from the path; times default to "now") ----------
 
@@ -45,13 +24,20 @@ export const TripInput = Type.Object({
   status: Type.Optional(Enum(['publish', 'draft', 'private', 'pending', 'trash'] as const)),
   code: Type.Optional(Nullable(Text(100))),
   // Nullable as the API shows them (null: none), so a host can write back what it read.
-  duration: Type.Optional(Nullable(Type.Object({ value: Type.Integer({ minimum: 0 }), unit: Enum(['days', 'nights', 'hours', 'minutes'] as const) }, { additionalProperties: false }))),
-  price: Type.Optional(Nullable(Type.Object({ amount: Decimal, sale_amount: Type.Optional(Nullable(Decimal)), currency: Currency }, { additionalProperties: false }))),
+  duration: Type.Optional(Nullable(Type.Object({
+    value: Type.Integer({ minimum: 0 }),
+    unit: Enum(['days', 'nights', 'hours', 'minutes'] as const),
+  }, { additionalProperties: false }))),
+  price: Type.Optional(Nullable(Type.Object({
+    amount: Decimal, sale_amount: Type.Optional(Nullable(Decimal)), currency: Currency,
+  }, { additionalProperties: false }))),
   destinations: Type.Optional(Type.Array(Text(200), { maxItems: 100 })),
   activities: Type.Optional(Type.Array(Text(200), { maxItems: 100 })),
   min_age: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 150 }))),
   max_age: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 150 }))),
-  group_size: Type.Optional(Type.Object({ min: Nullable(Type.Integer({ minimum: 0 })), max: Nullable(Type.Integer({ minimum: 0 })) }, { additionalProperties: false })),
+  group_size: Type.Optional(Type.Object({
+    min: Nullable(Type.Integer({ minimum: 0 })), max: Nullable(Type.Integer({ minimum: 0 })),
+  }, { additionalProperties: false })),
   excerpt: Type.Optional(Nullable(Text(5000))),
   ...Times,
 }, { additionalProperties: false });
@@ -73,7 +59,9 @@ export const CustomerInput = Type.Object({
   ...Times,
 }, { additionalProperties: false });
 
-const LineItem = Type.Object({ label: Text(300), quantity: Type.Integer({ minimum: 0 }), price: Decimal, total: Decimal }, { additionalProperties: false });
+const LineItem = Type.Object({
+  label: Text(300), quantity: Type.Integer({ minimum: 0 }), price: Decimal, total: Decimal,
+}, { additionalProperties: false });
 const BookingTripInput = Type.Object({
   trip_id: RecordId,
   title: Type.Optional(Text(300)),
@@ -123,7 +111,9 @@ export const EnquiryInput = Type.Object({
   phone: Type.Optional(Nullable(Text(50))),
   country: Type.Optional(Nullable(Text(100))),
   message: Type.Optional(Nullable(Text(10_000))),
-  trip: Type.Optional(Nullable(Type.Object({ id: RecordId, title: Type.Optional(Text(300)) }, { additionalProperties: false }))),
+  trip: Type.Optional(Nullable(Type.Object({
+    id: RecordId, title: Type.Optional(Text(300)),
+  }, { additionalProperties: false }))),
   created_at: Type.Optional(Timestamp),
 }, { additionalProperties: false });
 
@@ -163,7 +153,10 @@ export const Customer = Type.Object({
   first_name: Nullable(Type.String()),
   last_name: Nullable(Type.String()),
   phone: Nullable(Type.String()),
-  address: Type.Object({ line1: Nullable(Type.String()), city: Nullable(Type.String()), state: Nullable(Type.String()), postcode: Nullable(Type.String()), country: Nullable(Type.String()) }),
+  address: Type.Object({
+    line1: Nullable(Type.String()), city: Nullable(Type.String()), state: Nullable(Type.String()),
+    postcode: Nullable(Type.String()), country: Nullable(Type.String()),
+  }),
   booking_ids: Type.Array(RecordId),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -177,19 +170,26 @@ export const Booking = Type.Object({
   total_amount: Decimal,
   paid_amount: Decimal,
   due_amount: Decimal,
-  customer: Nullable(Type.Object({ id: RecordId, email: Type.String(), first_name: Nullable(Type.String()), last_name: Nullable(Type.String()), phone: Nullable(Type.String()) })),
+  customer: Nullable(Type.Object({
+    id: RecordId, email: Type.String(), first_name: Nullable(Type.String()), last_name: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+  })),
   trips: Type.Array(Type.Object({
     trip_id: RecordId,
     title: Type.String(),
     start_date: Nullable(Type.String()),
     end_date: Nullable(Type.String()),
     travellers: Type.Integer(),
-    line_items: Type.Array(Type.Object({ label: Type.String(), quantity: Type.Integer(), price: Decimal, total: Decimal })),
+    line_items: Type.Array(Type.Object({
+      label: Type.String(), quantity: Type.Integer(), price: Decimal, total: Decimal,
+    })),
   })),
   payment_ids: Type.Array(RecordId),
   engine_version: Type.String(),
   cart_version: Type.String(),
-  data_complete: Type.Boolean({ description: 'false for bookings made with cart version < 4.0: their line items are not available' }),
+  data_complete: Type.Boolean({
+    description: 'false for bookings made with cart version < 4.0: their line items are not available',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 }, { $id: 'Booking', additionalProperties: false });
