@@ -5,7 +5,9 @@ import { Type } from '@sinclair/typebox';
 import { apiRoot } from '../config.js';
 import type { Core } from '../core.js';
 import { humanValidationError } from '../http/validation-messages.js';
-import { createApiKey, deleteApiKey, keyPrefix, listApiKeys, setApiKeyActive, updateApiKey, type ApiKeyInfo } from './keys.js';
+import {
+  createApiKey, deleteApiKey, keyPrefix, listApiKeys, setApiKeyActive, updateApiKey, type ApiKeyInfo,
+} from './keys.js';
 import { apiServices } from './install.js';
 import { usageByKey } from './usage.js';
 
@@ -37,18 +39,24 @@ export async function keyAdminRoutes(app: FastifyInstance, opts: { core: Core })
 
   app.post('/keys', { schema: { body: CreateBody } }, async (req, reply) => {
     const body = req.body as { label: string; permissions: string[]; rate_limit?: number | null };
-    const created = await createApiKey(core, { label: body.label, permissions: body.permissions, rateLimit: body.rate_limit ?? null });
+    const created = await createApiKey(core, {
+      label: body.label, permissions: body.permissions, rateLimit: body.rate_limit ?? null,
+    });
     return reply.code(201).send(created);
   });
 
   app.patch('/keys/:id', { schema: { params: IdParams, body: UpdateBody } }, async (req) => {
     const body = req.body as { label?: string; permissions?: string[]; rate_limit?: number | null };
     const { id } = req.params as { id: string };
-    return listed(await updateApiKey(core, id, { label: body.label, permissions: body.permissions, rateLimit: body.rate_limit }));
+    return listed(await updateApiKey(core, id, {
+      label: body.label, permissions: body.permissions, rateLimit: body.rate_limit,
+    }));
   });
 
-  app.post('/keys/:id/disable', { schema: { params: IdParams } }, async (req) => listed(await setApiKeyActive(core, (req.params as { id: string }).id, false)));
-  app.post('/keys/:id/enable', { schema: { params: IdParams } }, async (req) => listed(await setApiKeyActive(core, (req.params as { id: string }).id, true)));
+  app.post('/keys/:id/disable', { schema: { params: IdParams } }, async (req) =>
+    listed(await setApiKeyActive(core, (req.params as { id: string }).id, false)));
+  app.post('/keys/:id/enable', { schema: { params: IdParams } }, async (req) =>
+    listed(await setApiKeyActive(core, (req.params as { id: string }).id, true)));
 
   app.delete('/keys/:id', { schema: { params: IdParams } }, async (req, reply) => {
     await deleteApiKey(core, (req.params as { id: string }).id);

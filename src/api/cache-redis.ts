@@ -30,11 +30,16 @@ export class RedisCache implements CacheStore {
   }
 
   async get(resource: ApiResource, key: string): Promise<CacheLookup> {
-    const [gen, raw] = (await this.redis.eval(GET_SCRIPT, 1, this.genKey(resource), `${this.prefix}cache:${resource}:`, key)) as [string, string | null];
+    const prefix = `${this.prefix}cache:${resource}:`;
+    const [gen, raw] = (await this.redis.eval(GET_SCRIPT, 1, this.genKey(resource), prefix, key)) as [
+      string, string | null,
+    ];
     return { entry: raw ? fromJson(raw) : null, generation: Number(gen) };
   }
 
-  async set(resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number): Promise<void> {
+  async set(
+    resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number,
+  ): Promise<void> {
     await this.redis.set(`${this.prefix}cache:${resource}:${generation}:${key}`, toJson(entry), 'EX', ttlS);
   }
 

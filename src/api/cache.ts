@@ -36,7 +36,9 @@ export class MemoryCache implements CacheStore {
   private readonly generations = new Map<string, number>();
 
   constructor(maxBytes: number, now: () => number) {
-    this.lru = new LRUCache<string, CachedResponse>({ maxSize: Math.max(maxBytes, 1), sizeCalculation: sizeOf, ttlAutopurge: false, ttlResolution: 0, perf: { now } });
+    this.lru = new LRUCache<string, CachedResponse>({
+      maxSize: Math.max(maxBytes, 1), sizeCalculation: sizeOf, ttlAutopurge: false, ttlResolution: 0, perf: { now },
+    });
   }
 
   private gen(resource: string): number {
@@ -48,7 +50,9 @@ export class MemoryCache implements CacheStore {
     return { entry: this.lru.get(`${resource}:${generation}:${key}`) ?? null, generation };
   }
 
-  async set(resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number): Promise<void> {
+  async set(
+    resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number,
+  ): Promise<void> {
     if (generation !== this.gen(resource)) return; // a write happened while this response was computed
     if (sizeOf(entry) > this.lru.maxSize) return;
     this.lru.set(`${resource}:${generation}:${key}`, entry, { ttl: ttlS * 1000 });

@@ -22,10 +22,15 @@ export function decodeCursor(raw: string, orderby: string, order: 'asc' | 'desc'
   }
   if (!Array.isArray(parsed) || parsed.length !== 4) throw invalidParameter('after', 'not a cursor from a Link header');
   const [o, d, value, id] = parsed as unknown[];
-  const badValue = typeof value === 'string' ? value.includes('\0') || value.length > 300 : typeof value !== 'number' || !Number.isFinite(value);
+  const badValue = typeof value === 'string'
+    ? value.includes('\0') || value.length > 300
+    : typeof value !== 'number' || !Number.isFinite(value);
   if (typeof o !== 'string' || (d !== 'asc' && d !== 'desc') || badValue || !Number.isSafeInteger(id)) {
     throw invalidParameter('after', 'not a cursor from a Link header');
   }
-  if (o !== orderby || d !== order) throw invalidParameter('after', `this cursor was made for orderby=${o}&order=${d}; keep the same orderby and order while paging`);
+  if (o !== orderby || d !== order) {
+    throw invalidParameter('after',
+      `this cursor was made for orderby=${o}&order=${d}; keep the same orderby and order while paging`);
+  }
   return { orderby: o, order: d, value: value as string | number, id: id as number };
 }

@@ -59,7 +59,8 @@ export function apiServices(core: Core): ApiServices {
 export function installApi(core: Core): void {
   addReadinessDetail(core, 'redis', () => redisStatus(core));
   core.bus.on('records.changed', (resources) => {
-    apiServices(core).cache.invalidate(resources).catch((err) => core.log.error({ err, resources }, 'cache invalidation failed'));
+    apiServices(core).cache.invalidate(resources)
+      .catch((err) => core.log.error({ err, resources }, 'cache invalidation failed'));
   });
 }
 

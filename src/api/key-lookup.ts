@@ -27,7 +27,9 @@ export class KeyLookup {
   private readonly holds: boolean;
 
   constructor(core: Core, foreignWrites: ForeignWrites) {
-    const query = core.db.selectFrom('api_keys').select(['id', 'secret_hash', 'permissions', 'active', 'rate_limit', 'last_used_at']).where('key', '=', '').compile();
+    const query = core.db.selectFrom('api_keys')
+      .select(['id', 'secret_hash', 'permissions', 'active', 'rate_limit', 'last_used_at'])
+      .where('key', '=', '').compile();
     this.read = async (token) => (await readRows<KeyRow>(core, { ...query, parameters: [token] }))[0];
     this.holds = foreignWrites.observable;
     core.bus.on('api_keys.changed', () => this.held.clear());

@@ -34,10 +34,16 @@ export interface CreateApiKeyInput {
 }
 
 export function validatePermissions(permissions: readonly unknown[]): string[] {
-  if (permissions.length === 0) throw badRequest('invalid_permissions', `permissions: give at least one of ${PERMISSIONS.join(', ')}`, { field: 'permissions' });
+  if (permissions.length === 0) {
+    throw badRequest('invalid_permissions', `permissions: give at least one of ${PERMISSIONS.join(', ')}`, {
+      field: 'permissions',
+    });
+  }
   for (const p of permissions) {
     if (typeof p !== 'string' || !PERMISSIONS.includes(p)) {
-      throw badRequest('invalid_permissions', `permissions: unknown permission "${String(p)}" (expected any of ${PERMISSIONS.join(', ')})`, { field: 'permissions', permission: p });
+      throw badRequest('invalid_permissions',
+        `permissions: unknown permission "${String(p)}" (expected any of ${PERMISSIONS.join(', ')})`,
+        { field: 'permissions', permission: p });
     }
   }
   return [...new Set(permissions as string[])].sort((a, b) => PERMISSIONS.indexOf(a) - PERMISSIONS.indexOf(b));
@@ -45,7 +51,9 @@ export function validatePermissions(permissions: readonly unknown[]): string[] {
 
 function validateLabel(label: unknown): string {
   if (typeof label !== 'string' || label.trim() === '' || label.length > 200 || label.includes('\0')) {
-    throw badRequest('invalid_label', 'label: give a name of 1 to 200 characters (no NUL characters)', { field: 'label' });
+    throw badRequest('invalid_label', 'label: give a name of 1 to 200 characters (no NUL characters)', {
+      field: 'label',
+    });
   }
   return label.trim();
 }
@@ -53,7 +61,9 @@ function validateLabel(label: unknown): string {
 function validateRateLimit(rateLimit: unknown): number | null {
   if (rateLimit === undefined || rateLimit === null) return null;
   if (typeof rateLimit !== 'number' || !Number.isInteger(rateLimit) || rateLimit < 1 || rateLimit > 1_000_000) {
-    throw badRequest('invalid_rate_limit', 'rate_limit: expected a whole number of requests per window, 1 to 1000000', { field: 'rate_limit' });
+    throw badRequest('invalid_rate_limit', 'rate_limit: expected a whole number of requests per window, 1 to 1000000', {
+      field: 'rate_limit',
+    });
   }
   return rateLimit;
 }
@@ -76,7 +86,9 @@ export const keyPrefix = (key: string) => `${key.slice(0, 12)}…`;
 
 export async function createApiKey(core: Core, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   const label = validateLabel(input.label);
-  if (!Array.isArray(input.permissions)) throw badRequest('invalid_permissions', 'permissions: expected a list', { field: 'permissions' });
+  if (!Array.isArray(input.permissions)) {
+    throw badRequest('invalid_permissions', 'permissions: expected a list', { field: 'permissions' });
+  }
   const permissions = validatePermissions(input.permissions);
   const rateLimit = validateRateLimit(input.rateLimit);
   const now = core.clock.now();
@@ -104,7 +116,8 @@ export async function listApiKeys(core: Core): Promise<ApiKeyInfo[]> {
 
 /** Finds a key by its id (`key_…`) or by the key itself (`wpk_…`). */
 export async function getApiKey(core: Core, idOrKey: string): Promise<ApiKeyInfo> {
-  const row = await core.db.selectFrom('api_keys').selectAll().where((eb) => eb.or([eb('id', '=', idOrKey), eb('key', '=', idOrKey)])).executeTakeFirst();
+  const row = await core.db.selectFrom('api_keys').selectAll()
+    .where((eb) => eb.or([eb('id', '=', idOrKey), eb('key', '=', idOrKey)])).executeTakeFirst();
   if (!row) throw notFound(`API key ${idOrKey}`);
   return toInfo(row);
 }
@@ -138,7 +151,9 @@ export async function updateApiKey(core: Core, idOrKey: string, input: UpdateApi
   const changes: Partial<Pick<ApiKeyRow, 'label' | 'permissions' | 'rate_limit'>> = {};
   if (input.label !== undefined) changes.label = validateLabel(input.label);
   if (input.permissions !== undefined) {
-    if (!Array.isArray(input.permissions)) throw badRequest('invalid_permissions', 'permissions: expected a list', { field: 'permissions' });
+    if (!Array.isArray(input.permissions)) {
+      throw badRequest('invalid_permissions', 'permissions: expected a list', { field: 'permissions' });
+    }
     changes.permissions = JSON.stringify(validatePermissions(input.permissions));
   }
   if (input.rateLimit !== undefined) changes.rate_limit = validateRateLimit(input.rateLimit);

@@ -2,7 +2,9 @@
 import { MAX_OFFSET, type ListPage } from './list.js';
 import type { ApiResource } from '../records/schemas.js';
 
-export function paginationHeaders(baseUrl: string, query: Record<string, unknown>, page: ListPage<ApiResource>): Record<string, string> {
+export function paginationHeaders(
+  baseUrl: string, query: Record<string, unknown>, page: ListPage<ApiResource>,
+): Record<string, string> {
   const totalPages = page.total === null ? null : Math.max(Math.ceil(page.total / page.perpage), 1);
   const rest = Object.entries(query).filter(([k, v]) => v !== undefined && k !== 'page' && k !== 'after');
   const url = (extra: Record<string, string | number>) => {

@@ -17,23 +17,39 @@ export type Driver = 'none' | 'status' | 'customer_id' | 'email' | 'booking_id' 
 const INDEXES: Record<ApiResource, Partial<Record<Driver, Record<string, string | null>>>> = {
   bookings: {
     none: { id: 'bookings_visible_id', created_at: 'bookings_visible_created', updated_at: 'bookings_visible_updated' },
-    status: { id: 'bookings_visible_status', created_at: 'bookings_status_created', updated_at: 'bookings_status_updated' },
-    customer_id: { id: 'bookings_customer', created_at: 'bookings_customer_created', updated_at: 'bookings_customer_updated' },
-    email: { id: 'bookings_customer_email', created_at: 'bookings_email_created', updated_at: 'bookings_email_updated' },
-    trip_id: { id: 'booking_trips_trip_id', created_at: 'booking_trips_trip_created', updated_at: 'booking_trips_trip_updated' },
+    status: {
+      id: 'bookings_visible_status', created_at: 'bookings_status_created', updated_at: 'bookings_status_updated',
+    },
+    customer_id: {
+      id: 'bookings_customer', created_at: 'bookings_customer_created', updated_at: 'bookings_customer_updated',
+    },
+    email: {
+      id: 'bookings_customer_email', created_at: 'bookings_email_created', updated_at: 'bookings_email_updated',
+    },
+    trip_id: {
+      id: 'booking_trips_trip_id', created_at: 'booking_trips_trip_created', updated_at: 'booking_trips_trip_updated',
+    },
   },
   trips: {
     none: { id: null, created_at: 'trips_created', updated_at: 'trips_updated', title: 'trips_title' },
-    status: { id: 'trips_status', created_at: 'trips_status_created', updated_at: 'trips_status_updated', title: 'trips_status_title' },
+    status: {
+      id: 'trips_status', created_at: 'trips_status_created', updated_at: 'trips_status_updated',
+      title: 'trips_status_title',
+    },
   },
   customers: {
     none: { id: null, created_at: 'customers_created', updated_at: 'customers_updated', email: 'customers_email' },
-    email: { id: 'customers_email', created_at: 'customers_email_created', updated_at: 'customers_email_updated', email: 'customers_email' },
+    email: {
+      id: 'customers_email', created_at: 'customers_email_created', updated_at: 'customers_email_updated',
+      email: 'customers_email',
+    },
   },
   payments: {
     none: { id: null, created_at: 'payments_created', updated_at: 'payments_updated' },
     status: { id: 'payments_status', created_at: 'payments_status_created', updated_at: 'payments_status_updated' },
-    booking_id: { id: 'payments_booking', created_at: 'payments_booking_created', updated_at: 'payments_booking_updated' },
+    booking_id: {
+      id: 'payments_booking', created_at: 'payments_booking_created', updated_at: 'payments_booking_updated',
+    },
   },
 };
 
@@ -63,7 +79,9 @@ export function filtersOf(q: ListQuery): Filters {
   }
   if (q.modified_after !== undefined) {
     const t = Date.parse(q.modified_after);
-    if (Number.isNaN(t)) throw invalidParameter('modified_after', 'expected an ISO 8601 time such as 2026-01-31T12:00:00Z');
+    if (Number.isNaN(t)) {
+      throw invalidParameter('modified_after', 'expected an ISO 8601 time such as 2026-01-31T12:00:00Z');
+    }
     f.modifiedAfter = new Date(t).toISOString();
   }
   return f;
@@ -137,7 +155,8 @@ export function countQueries(dialect: ListSql, s: Shape, limit: number)
     FROM (SELECT 1 FROM ${keyFrom} ${where} LIMIT ${limit}) AS candidates`;
   if (rest.length === 0) return { walk, rest: null };
   const all = sql`WHERE ${sql.join([...index, ...rest], sql` AND `)}`;
-  return { walk, rest: sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${all} LIMIT ${limit}) AS matches` };
+  const count = sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${all} LIMIT ${limit}) AS matches`;
+  return { walk, rest: count };
 }
 
 /** FROM clause: the record table as `r`, or the driving index's table joined to it. */

@@ -56,7 +56,9 @@ async function totalOf(core: Core, shape: Shape): Promise<number | null> {
 
 export async function listRecords<R extends ApiResource>(core: Core, resource: R, q: ListQuery): Promise<ListPage<R>> {
   const perpage = q.perpage ?? 10;
-  if (q.page !== undefined && q.after !== undefined) throw invalidParameter('after', 'use either page or after, not both');
+  if (q.page !== undefined && q.after !== undefined) {
+    throw invalidParameter('after', 'use either page or after, not both');
+  }
   const filters = filtersOf(q);
   const driver = driverOf(filters);
   const orderby = sortOf(q, filters, driver);
@@ -76,11 +78,14 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
     totalOf(core, shape),
   ]);
   const pageRows = rows.slice(0, perpage);
-  const items = await present(core.db, resource, pageRows.map((r) => JSON.parse(r.data) as StoredRecords[R]), readerOf(core));
+  const stored = pageRows.map((r) => JSON.parse(r.data) as StoredRecords[R]);
+  const items = await present(core.db, resource, stored, readerOf(core));
   const last = pageRows[pageRows.length - 1];
   const hasMore = rows.length > perpage;
   const nextCursor = q.page === undefined && hasMore && last
-    ? encodeCursor({ orderby, order, value: orderby === 'id' ? Number(last.id) : String(last.sort_key), id: Number(last.id) })
+    ? encodeCursor({
+      orderby, order, value: orderby === 'id' ? Number(last.id) : String(last.sort_key), id: Number(last.id),
+    })
     : null;
   return { items, total, perpage, page: q.page ?? null, hasMore, nextCursor };
 }
@@ -89,7 +94,9 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
 const anyDb = (core: Core) => core.db as unknown as Kysely<any>;
 
 /** One record in the public shape, or null (legacy bookings are absent, as if they did not exist). */
-export async function readRecord<R extends ApiResource>(core: Core, resource: R, id: number): Promise<PublicRecords[R] | null> {
+export async function readRecord<R extends ApiResource>(
+  core: Core, resource: R, id: number,
+): Promise<PublicRecords[R] | null> {
   let qb = anyDb(core).selectFrom(resource as string).select('data').where('id', '=', id);
   if (resource === 'bookings') qb = qb.where('visible', '=', 1);
   const [row] = await readRows<{ data: string }>(core, qb.compile());

@@ -10,7 +10,9 @@ import { registerReferencePage } from './reference-page.js';
 import { ID_PATTERN } from './schemas.js';
 import { addWebhooksCatalog } from './webhooks-catalog.js';
 
-export const SECURITY: Array<Record<string, string[]>> = [{ AccessToken: [], AccessSecret: [] }, { AccessTokenQuery: [], AccessSecretQuery: [] }];
+export const SECURITY: Array<Record<string, string[]>> = [
+  { AccessToken: [], AccessSecret: [] }, { AccessTokenQuery: [], AccessSecretQuery: [] },
+];
 
 /** What every non-GET method on an API path answers (DESIGN.md: the API is read-only). */
 export const READ_ONLY_METHODS = ['post', 'put', 'patch', 'delete', 'options'] as const;
@@ -116,7 +118,8 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
       info: {
         title: `${config.serviceName} REST API`,
         version: '1.0.0',
-        description: 'Read-only access to trips, bookings, customers and payments. Lists are JSON arrays; pagination is in the '
+        description: 'Read-only access to trips, bookings, customers and payments. Lists are JSON arrays; '
+          + 'pagination is in the '
           + 'Link header (next uses an after cursor: as fast at any depth) and, when the total is known cheaply, '
           + 'X-Total-Count and X-Total-Pages. Every list costs O(perpage) at any table size: search lists are ordered '
           + 'by id, modified_after lists by updated_at, and page numbers reach 10,000 records deep. '
@@ -135,19 +138,31 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
       components: {
         securitySchemes: {
           AccessToken: { type: 'apiKey', in: 'header', name: 'Access-Token', description: 'The API key' },
-          AccessSecret: { type: 'apiKey', in: 'header', name: 'Access-Secret', description: 'The API secret (shown once, at creation)' },
-          AccessTokenQuery: { type: 'apiKey', in: 'query', name: 'accesstoken', description: 'For quick tests only: proxies log query strings' },
-          AccessSecretQuery: { type: 'apiKey', in: 'query', name: 'accesssecret', description: 'For quick tests only: proxies log query strings' },
+          AccessSecret: {
+            type: 'apiKey', in: 'header', name: 'Access-Secret',
+            description: 'The API secret (shown once, at creation)',
+          },
+          AccessTokenQuery: {
+            type: 'apiKey', in: 'query', name: 'accesstoken',
+            description: 'For quick tests only: proxies log query strings',
+          },
+          AccessSecretQuery: {
+            type: 'apiKey', in: 'query', name: 'accesssecret',
+            description: 'For quick tests only: proxies log query strings',
+          },
         },
       },
     },
     hideUntagged: true,
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     transformObject: (generated) => {
       const doc = completeDocument((generated as { openapiObject: Json }).openapiObject, apiRoot(config));
       return addWebhooksCatalog(doc, config.serviceName);
     },
   });
-  api.get('/openapi.json', { schema: { hide: true } }, async (_req, reply) => reply.type('application/json; charset=utf-8').send(api.swagger()));
+  api.get('/openapi.json', { schema: { hide: true } }, async (_req, reply) =>
+    reply.type('application/json; charset=utf-8').send(api.swagger()));
   await registerReferencePage(api, apiRoot(config), `${config.serviceName} REST API reference`, () => api.swagger());
 }

@@ -82,7 +82,9 @@ export async function uncachedAnswer(
  * Runs right after authentication (onRequest), before the query is validated: a cached answer is sent from here,
  * so a hit costs no validation and no handler. Otherwise the lookup is kept for cachedAnswer.
  */
-export async function answerFromCache(services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource): Promise<FastifyReply | undefined> {
+export async function answerFromCache(
+  services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource,
+): Promise<FastifyReply | undefined> {
   const key = cacheKeyOf(req);
   const { entry, generation } = await services.cache.get(resource, key);
   if (entry) return send(req, reply, entry, 'HIT');
@@ -91,9 +93,14 @@ export async function answerFromCache(services: ApiServices, req: FastifyRequest
 }
 
 /** Computes an answer that answerFromCache did not find, sends it and stores it. */
-export async function cachedAnswer(core: Core, services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource, compute: () => Promise<Computed>): Promise<FastifyReply> {
+export async function cachedAnswer(
+  core: Core, services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource,
+  compute: () => Promise<Computed>,
+): Promise<FastifyReply> {
   const lookup = req.apiCache;
-  if (!lookup) throw new Error(`cachedAnswer on ${req.routeOptions.url} without a lookup (the route needs config.apiResource)`);
+  if (!lookup) {
+    throw new Error(`cachedAnswer on ${req.routeOptions.url} without a lookup (the route needs config.apiResource)`);
+  }
   const { key, generation } = lookup;
   const { payload, headers = {} } = await compute();
   const body = serialized(req, reply, payload);
@@ -102,6 +109,7 @@ export async function cachedAnswer(core: Core, services: ApiServices, req: Fasti
   if (core.config.cacheTtlS <= 0) return send(req, reply, { ...(await forThisClient(req, body)), headers }, 'MISS');
   const fresh: CachedResponse = { body, etag: etagOf(body), headers, ...(await compress(body)) };
   // Storing is not on the answer's path; a failed store only costs a later miss.
-  services.cache.set(resource, key, generation, fresh, core.config.cacheTtlS).catch((err) => core.log.warn({ err }, 'cache store failed'));
+  services.cache.set(resource, key, generation, fresh, core.config.cacheTtlS)
+    .catch((err) => core.log.warn({ err }, 'cache store failed'));
   return send(req, reply, fresh, 'MISS');
 }

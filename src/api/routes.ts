@@ -15,10 +15,14 @@ import { listRecords, readRecord } from './list.js';
 import { ALLOW, registerOpenApi, SECURITY } from './openapi.js';
 import { registerPostman } from './postman.js';
 import { answerFromCache, cachedAnswer, uncachedAnswer } from './respond.js';
-import { DetailParams, LIST_QUERIES, NoQuery, ProblemSchema, RECORD_SCHEMAS, TestAnswer, type ListQuery } from './schemas.js';
+import {
+  DetailParams, LIST_QUERIES, NoQuery, ProblemSchema, RECORD_SCHEMAS, TestAnswer, type ListQuery,
+} from './schemas.js';
 import { apiValidatorCompiler } from './validation.js';
 
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: Type.Ref('Problem') } } });
+const problem = (description: string) => ({
+  description, content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+});
 const ERRORS = {
   400: problem('Invalid parameter (the problem names it in `parameter`)'),
   401: problem('Missing, unknown, wrong or disabled credentials, or a missing permission'),
@@ -67,7 +71,8 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
       if (req.apiKeyId) services.usage.record(req.apiKeyId, reply.statusCode);
     });
     api.setNotFoundHandler((req, reply) => {
-      return sendProblem(reply, new AppError(404, 'not_found', 'Not Found', `No API endpoint at ${req.url.split('?')[0]}`));
+      const path = req.url.split('?')[0];
+      return sendProblem(reply, new AppError(404, 'not_found', 'Not Found', `No API endpoint at ${path}`));
     });
 
     api.get('/test', {
@@ -80,7 +85,8 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
           304: notModified(false), ...ERRORS,
         },
       },
-    }, async (req, reply) => uncachedAnswer(req, reply, { ok: true, key: req.apiKey!.id, permissions: req.apiKey!.permissions }));
+    }, async (req, reply) =>
+      uncachedAnswer(req, reply, { ok: true, key: req.apiKey!.id, permissions: req.apiKey!.permissions }));
 
     for (const resource of API_RESOURCES) registerResource(api, core, resource);
   }, { prefix: root });

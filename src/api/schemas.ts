@@ -1,10 +1,13 @@
 // Request and response schemas of the REST API v1. The routes validate with them, Fastify serialises with them
 // (nothing leaks that they do not name) and @fastify/swagger turns them into the OpenAPI document.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Booking, BOOKING_STATUSES, Customer, Payment, PAYMENT_STATUSES, Trip, type ApiResource } from '../records/schemas.js';
+import {
+  Booking, BOOKING_STATUSES, Customer, Payment, PAYMENT_STATUSES, Trip, type ApiResource,
+} from '../records/schemas.js';
 
 // A plain JSON Schema `enum` (not a union of literals), so a bad value gets "must be one of …" naming the choices.
-const Enum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+const Enum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
 /** Up to 15 digits (the host's ids), or 16 starting 1-8 (Waypost's own range, still a safe integer). */
 export const ID_PATTERN = '^(?:[1-9][0-9]{0,14}|[1-8][0-9]{15})$';
@@ -20,14 +23,24 @@ export type OrderBy = (typeof ORDERBY)[ApiResource][number];
 
 const common = (resource: ApiResource) => ({
   perpage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1-100' })),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Page number (1-based, offset pagination). Without it, follow the `next` link, which uses `after`.' })),
-  after: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque cursor from a `Link: rel="next"` header (keyset pagination: fast at any depth)' })),
-  search: Type.Optional(Type.String({ minLength: 3, maxLength: 200, description: 'Case-insensitive text search (at least 3 characters)' })),
+  page: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 1_000_000,
+    description: 'Page number (1-based, offset pagination). Without it, follow the `next` link, which uses `after`.',
+  })),
+  after: Type.Optional(Type.String({
+    minLength: 1, maxLength: 512,
+    description: 'Opaque cursor from a `Link: rel="next"` header (keyset pagination: fast at any depth)',
+  })),
+  search: Type.Optional(Type.String({
+    minLength: 3, maxLength: 200, description: 'Case-insensitive text search (at least 3 characters)',
+  })),
   orderby: Type.Optional(Enum(ORDERBY[resource], {
     description: 'Sort field: id by default; updated_at with modified_after; search results are listed by id',
   })),
   order: Type.Optional(Enum(['asc', 'desc'] as const, { default: 'desc', description: 'Sort direction' })),
-  modified_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only records updated after this ISO 8601 time' })),
+  modified_after: Type.Optional(Type.String({
+    format: 'date-time', description: 'Only records updated after this ISO 8601 time',
+  })),
 });
 
 export const LIST_QUERIES = {
@@ -36,7 +49,9 @@ export const LIST_QUERIES = {
     status: Type.Optional(Enum(BOOKING_STATUSES, { description: 'Only bookings with this status' })),
     customer_id: Type.Optional(IdParam('Only bookings of this customer')),
     trip_id: Type.Optional(IdParam('Only bookings that include this trip')),
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: "Only bookings whose customer has this e-mail (case-insensitive)" })),
+    email: Type.Optional(Type.String({
+      minLength: 1, maxLength: 254, description: "Only bookings whose customer has this e-mail (case-insensitive)",
+    })),
   }, { additionalProperties: false }),
   trips: Type.Object({
     ...common('trips'),
@@ -46,7 +61,9 @@ export const LIST_QUERIES = {
   }, { additionalProperties: false }),
   customers: Type.Object({
     ...common('customers'),
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Only the customer with this e-mail (case-insensitive)' })),
+    email: Type.Optional(Type.String({
+      minLength: 1, maxLength: 254, description: 'Only the customer with this e-mail (case-insensitive)',
+    })),
   }, { additionalProperties: false }),
   payments: Type.Object({
     ...common('payments'),
@@ -70,7 +87,9 @@ export interface ListQuery {
   email?: string;
 }
 
-export const DetailParams = Type.Object({ id: IdParam('Record id (positive integer)') }, { additionalProperties: false });
+export const DetailParams = Type.Object({
+  id: IdParam('Record id (positive integer)'),
+}, { additionalProperties: false });
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export const RECORD_SCHEMAS = { bookings: Booking, trips: Trip, customers: Customer, payments: Payment } as const;
@@ -80,7 +99,9 @@ export const ProblemSchema = Type.Object({
   title: Type.String(),
   status: Type.Integer(),
   detail: Type.String(),
-  code: Type.String({ description: 'Machine-readable reason, e.g. missing_credentials, invalid_parameter, rate_limited' }),
+  code: Type.String({
+    description: 'Machine-readable reason, e.g. missing_credentials, invalid_parameter, rate_limited',
+  }),
   parameter: Type.Optional(Type.String({ description: 'The invalid parameter (400)' })),
 }, { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
 

@@ -6,13 +6,20 @@ import type { KeyUsage, UsageCounts as Counts } from './views.js';
 
 export type { KeyUsage };
 
+const addCounts = (a: Counts, b: Counts): Counts => ({
+  requests: a.requests + b.requests,
+  client_errors: a.client_errors + b.client_errors,
+  rate_limited: a.rate_limited + b.rate_limited,
+});
+
 export class UsageCounter {
   private pending = new Map<string, Counts>();
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly core: Core, flushEveryMs = 5_000) {
-    this.timer = setInterval(() => void this.flush().catch((err) => core.log.warn({ err }, 'api usage flush failed')), flushEveryMs);
+    const flush = () => void this.flush().catch((err) => core.log.warn({ err }, 'api usage flush failed'));
+    this.timer = setInterval(flush, flushEveryMs);
     this.timer.unref();
   }
 
@@ -53,7 +60,7 @@ export class UsageCounter {
       // Put the counts back so the next flush retries them.
       for (const [k, c] of batch) {
         const p = this.pending.get(k) ?? { requests: 0, client_errors: 0, rate_limited: 0 };
-        this.pending.set(k, { requests: p.requests + c.requests, client_errors: p.client_errors + c.client_errors, rate_limited: p.rate_limited + c.rate_limited });
+        this.pending.set(k, addCounts(p, c));
       }
       throw err;
     }
@@ -68,12 +75,17 @@ export class UsageCounter {
 /** Usage of every existing key over the last `days` days (today included), oldest day first. */
 export async function usageByKey(core: Core, days = 7): Promise<KeyUsage[]> {
   const today = new Date(core.clock.now());
-  const from = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - (days - 1))).toISOString().slice(0, 10);
-  const keys = await core.db.selectFrom('api_keys').select(['id', 'label']).orderBy('created_at').orderBy('id').execute();
+  const fromMs = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - (days - 1));
+  const from = new Date(fromMs).toISOString().slice(0, 10);
+  const keys = await core.db.selectFrom('api_keys').select(['id', 'label']).orderBy('created_at').orderBy('id')
+    .execute();
   const rows = await core.db.selectFrom('api_usage').selectAll().where('day', '>=', from).orderBy('day').execute();
   return keys.map((k) => {
-    const mine = rows.filter((r) => r.key_id === k.id).map((r) => ({ day: r.day, requests: Number(r.requests), client_errors: Number(r.client_errors), rate_limited: Number(r.rate_limited) }));
-    const totals = mine.reduce((t, d) => ({ requests: t.requests + d.requests, client_errors: t.client_errors + d.client_errors, rate_limited: t.rate_limited + d.rate_limited }), { requests: 0, client_errors: 0, rate_limited: 0 });
+    const mine = rows.filter((r) => r.key_id === k.id).map((r) => ({
+      day: r.day, requests: Number(r.requests), client_errors: Number(r.client_errors),
+      rate_limited: Number(r.rate_limited),
+    }));
+    const totals = mine.reduce(addCounts, { requests: 0, client_errors: 0, rate_limited: 0 });
     return { key_id: k.id, label: k.label, days: mine, totals };
   });
 }

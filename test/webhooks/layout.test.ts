@@ -102,7 +102,7 @@ describe('layout', () => {
   it('keeps every source file under 300 lines of at most 120 characters', () => {
     // (Widening to all of src/ and web/src/ as their lines are rewrapped.)
     const sources = [...files(join(SRC, 'webhooks')), ...files(join(SRC, 'alerts')), ...files(join(SRC, 'demo')),
-      ...files(join(SRC, 'records')), join(SRC, 'config.ts'),
+      ...files(join(SRC, 'records')), ...files(join(SRC, 'api')), join(SRC, 'config.ts'),
       join(SRC, 'core.ts'), join(SRC, 'app.ts'), join(SRC, 'tokens.ts')];
     expect(tooLong(sources)).toEqual([]);
   });
