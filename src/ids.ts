@@ -6,8 +6,10 @@ import { randomFillSync } from 'node:crypto';
 // The 64-bit suffix is kept as two 32-bit halves (plain numbers, not BigInt: ids are made on the worker's hot path).
 const TWO_32 = 2 ** 32;
 let lastMs = -1;
-let high = 0; // top 32 bits of the suffix; its top bit starts clear, so counting up within a millisecond cannot overflow
+// The top 32 bits of the suffix: its top bit starts clear, so counting up within a millisecond cannot overflow
+let high = 0;
 let low = 0;
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 // Random bytes drawn 512 at a time (one call to the system's generator per 64 milliseconds that make ids).
 const pool = Buffer.alloc(512);
 let poolAt = pool.length;
@@ -29,5 +31,5 @@ export function newId(prefix: string, nowMs: number = Date.now()): string {
     low = pool.readUInt32BE(poolAt + 4);
     poolAt += 8;
   }
-  return `${prefix}_${nowMs.toString(16).padStart(12, '0')}${high.toString(16).padStart(8, '0')}${low.toString(16).padStart(8, '0')}`;
+  return `${prefix}_${hex(nowMs, 12)}${hex(high, 8)}${hex(low, 8)}`;
 }

@@ -54,7 +54,8 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
     logRetentionDays: async () => (await getAdminSettings(core)).log_retention_days,
   };
   const core: Core = {
-    config, store, db: store.db, log, clock: options.clock ?? systemClock, bus: new Bus(), writeListeners: [], filters, settings,
+    config, store, db: store.db, log, clock: options.clock ?? systemClock, bus: new Bus(), writeListeners: [], filters,
+    settings,
   };
   try {
     if (options.migrate !== false) await migrate(store.db);

@@ -18,7 +18,9 @@ export interface Admin {
   last_login_at: string | null;
 }
 
-const toAdmin = (row: AdminRow): Admin => ({ id: row.id, email: row.email, created_at: row.created_at, last_login_at: row.last_login_at });
+const toAdmin = (row: AdminRow): Admin => ({
+  id: row.id, email: row.email, created_at: row.created_at, last_login_at: row.last_login_at,
+});
 
 export function normalizeEmail(email: unknown): string {
   if (typeof email !== 'string' || !EMAIL_RE.test(email.trim()) || email.length > 254) {
@@ -29,13 +31,21 @@ export function normalizeEmail(email: unknown): string {
 
 export function checkPasswordPolicy(password: unknown): string {
   if (typeof password !== 'string' || password.length < PASSWORD_MIN_LENGTH) {
-    throw badRequest('weak_password', `The password must be at least ${PASSWORD_MIN_LENGTH} characters long.`, { field: 'password' });
+    throw badRequest('weak_password', `The password must be at least ${PASSWORD_MIN_LENGTH} characters long.`, {
+      field: 'password',
+    });
   }
-  if (password.length > PASSWORD_MAX_LENGTH) throw badRequest('invalid_password', `The password must be at most ${PASSWORD_MAX_LENGTH} characters long.`, { field: 'password' });
+  if (password.length > PASSWORD_MAX_LENGTH) {
+    throw badRequest('invalid_password', `The password must be at most ${PASSWORD_MAX_LENGTH} characters long.`, {
+      field: 'password',
+    });
+  }
   return password;
 }
 
-export async function createAdmin(core: Core, email: unknown, password: unknown, db: Kysely<Database> = core.db): Promise<Admin> {
+export async function createAdmin(
+  core: Core, email: unknown, password: unknown, db: Kysely<Database> = core.db,
+): Promise<Admin> {
   const normalized = normalizeEmail(email);
   const hash = await hashPassword(checkPasswordPolicy(password));
   const existing = await db.selectFrom('admins').select('id').where('email', '=', normalized).executeTakeFirst();
@@ -82,7 +92,8 @@ export async function setPassword(core: Core, email: unknown, password: unknown)
 
 /** The account for these credentials, or null. Takes the same time whether or not the e-mail exists. */
 export async function verifyCredentials(core: Core, email: string, password: string): Promise<Admin | null> {
-  const row = await core.db.selectFrom('admins').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+  const row = await core.db.selectFrom('admins').selectAll().where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
   // An account without a password (made by a WordPress sign-in) is checked against the dummy too: same time.
   const usable = row !== undefined && hasPassword(row.password_hash);
   const ok = await verifyPassword(password, usable ? row.password_hash : DUMMY_HASH);
@@ -101,7 +112,8 @@ export async function countAdmins(db: Kysely<Database>): Promise<number> {
 
 /** The e-mail of the first admin created: the default recipient of failure alerts. */
 export async function firstAdminEmail(db: Kysely<Database>): Promise<string | null> {
-  const row = await db.selectFrom('admins').select('email').orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  const row = await db.selectFrom('admins').select('email').orderBy('created_at').orderBy('id').limit(1)
+    .executeTakeFirst();
   return row?.email ?? null;
 }
 

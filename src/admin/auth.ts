@@ -46,11 +46,13 @@ export function adminAuthHook(core: Core) {
       const session = await findSession(core, cookie);
       if (!session) throw unauthorized('session_expired', 'Your session has ended. Sign in again.');
       if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.headers['x-csrf-token'], session.csrfToken)) {
-        throw forbidden('csrf_token_invalid', 'Missing or wrong X-CSRF-Token header. Reload the console and try again.');
+        throw forbidden('csrf_token_invalid',
+          'Missing or wrong X-CSRF-Token header. Reload the console and try again.');
       }
       req.admin = { kind: 'session', adminId: session.admin.id, email: session.admin.email };
       return;
     }
-    throw unauthorized('admin_auth_required', 'Sign in to the console, or send "Authorization: Bearer <admin token>" (see: npx waypost admin token).');
+    throw unauthorized('admin_auth_required',
+      'Sign in to the console, or send "Authorization: Bearer <admin token>" (see: npx waypost admin token).');
   };
 }

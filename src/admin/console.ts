@@ -18,10 +18,14 @@ export const CONSOLE_DIST = join(PACKAGE_ROOT, 'web', 'dist');
 
 const isBuilt = () => existsSync(join(CONSOLE_DIST, 'index.html'));
 
+const CONSOLE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+  + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
 const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Waypost console</title>
 <body style="font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;line-height:1.5;color:#1f2328">
 <h1>The console is not built yet</h1>
-<p>Run <code>npm run build</code> in the Waypost folder (or restart with <code>npm start</code>, which builds it on first start), then reload this page.</p>
+<p>Run <code>npm run build</code> in the Waypost folder (or restart with <code>npm start</code>, which builds it on
+first start), then reload this page.</p>
 </body></html>`;
 
 /** Builds the console with Vite when web/dist is missing. Returns false (after logging why) when it cannot. */
@@ -29,7 +33,8 @@ export function ensureConsoleBuilt(log: Logger): boolean {
   if (isBuilt()) return true;
   const vite = join(PACKAGE_ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
   if (!existsSync(vite) || !existsSync(join(PACKAGE_ROOT, 'web', 'vite.config.ts'))) {
-    log.warn('the admin console is not built and Vite is not installed: run "npm install" (or "npm run build") to build web/dist');
+    log.warn('the admin console is not built and Vite is not installed: '
+      + 'run "npm install" (or "npm run build") to build web/dist');
     return false;
   }
   process.stderr.write('Building the admin console (first start)…\n');
@@ -59,12 +64,18 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   app.get('/*', (req, reply) => {
     const path = (req.params as { '*': string })['*'];
     if (path === 'api' || path.startsWith('api/')) throw notFound(`${req.method} ${req.url.split('?')[0]}`);
-    if (!isBuilt()) return reply.code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT_PAGE);
+    if (!isBuilt()) {
+      return reply.code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT_PAGE);
+    }
     const asset = path.startsWith('assets/') && !path.includes('..') && existsSync(join(CONSOLE_DIST, path));
     reply.header('vary', 'Accept-Encoding');
-    if (asset) return reply.header('cache-control', 'public, max-age=31536000, immutable').sendFile(path, CONSOLE_DIST, { cacheControl: false });
+    if (asset) {
+      return reply.header('cache-control', 'public, max-age=31536000, immutable')
+        .sendFile(path, CONSOLE_DIST, { cacheControl: false });
+    }
     // Everything else is the app: it routes by the URL hash.
-    return reply.header('cache-control', 'no-store').header('x-frame-options', 'DENY').header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+    return reply.header('cache-control', 'no-store').header('x-frame-options', 'DENY')
+      .header('content-security-policy', CONSOLE_CSP)
       .sendFile('index.html', CONSOLE_DIST, { cacheControl: false });
   });
 }

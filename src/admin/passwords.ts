@@ -8,7 +8,8 @@ const P = 1;
 const KEYLEN = 32;
 
 function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) => scryptCb(password.normalize('NFKC'), salt, keylen, options,
+    (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -21,7 +22,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  const params = { N: Number(n), r: Number(r), p: Number(p) };
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, params);
   return timingSafeEqual(actual, expected);
 }
 

@@ -28,7 +28,9 @@ export async function sessionRoutes(app: FastifyInstance, opts: { core: Core }):
     return { email: admin.email, csrf_token: session.csrfToken };
   };
 
-  app.post<{ Body: Credentials }>('/session', { config: { adminPublic: true }, schema: { body: credentialsSchema } }, async (req, reply) => {
+  // A fresh options object per route: Fastify keeps what it is given.
+  const publicRoute = () => ({ config: { adminPublic: true }, schema: { body: credentialsSchema } });
+  app.post<{ Body: Credentials }>('/session', publicRoute(), async (req, reply) => {
     const email = req.body?.email?.trim() ?? '';
     const password = req.body?.password ?? '';
     if (!email) throw badRequest('missing_email', 'Enter your e-mail address.', { field: 'email' });
@@ -63,7 +65,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { core: Core }):
     schema: { querystring: { type: 'object', properties: { token: { type: 'string', maxLength: 200 } } } },
   }, async (req) => setupStatus(core, req.query.token));
 
-  app.post<{ Body: Credentials }>('/setup', { config: { adminPublic: true }, schema: { body: credentialsSchema } }, async (req, reply) => {
+  app.post<{ Body: Credentials }>('/setup', publicRoute(), async (req, reply) => {
     const admin = await completeSetup(core, req.body?.token, req.body?.email, req.body?.password);
     req.log.info({ admin: admin.id }, 'first admin created through the setup link');
     const body = await startSession(reply, admin);

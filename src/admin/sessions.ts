@@ -31,10 +31,15 @@ export async function createSession(core: Core, admin: Admin): Promise<{ cookie:
   const csrfToken = randomBytes(32).toString('base64url');
   const expiresAt = now + SESSION_MAX_MS;
   await core.db.transaction().execute(async (trx) => {
-    await trx.insertInto('admin_sessions').values({ id: digest(cookie), admin_id: admin.id, csrf_token: csrfToken, created_at: new Date(now).toISOString(), expires_at: expiresAt, last_seen_at: now }).execute();
-    await trx.updateTable('admins').set({ last_login_at: new Date(now).toISOString() }).where('id', '=', admin.id).execute();
+    await trx.insertInto('admin_sessions').values({
+      id: digest(cookie), admin_id: admin.id, csrf_token: csrfToken, created_at: new Date(now).toISOString(),
+      expires_at: expiresAt, last_seen_at: now,
+    }).execute();
+    await trx.updateTable('admins').set({ last_login_at: new Date(now).toISOString() }).where('id', '=', admin.id)
+      .execute();
     // Housekeeping: sign-ins are rare, so this is where expired sessions go.
-    await trx.deleteFrom('admin_sessions').where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - SESSION_IDLE_MS)])).execute();
+    await trx.deleteFrom('admin_sessions')
+      .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - SESSION_IDLE_MS)])).execute();
   });
   return { cookie, session: { admin, csrfToken, expiresAt } };
 }
@@ -42,7 +47,8 @@ export async function createSession(core: Core, admin: Admin): Promise<{ cookie:
 /** The live session for a cookie value, or null (unknown, expired or idle too long). */
 export async function findSession(core: Core, cookie: string): Promise<Session | null> {
   const now = core.clock.now();
-  const row = await core.db.selectFrom('admin_sessions').selectAll().where('id', '=', digest(cookie)).executeTakeFirst();
+  const row = await core.db.selectFrom('admin_sessions').selectAll().where('id', '=', digest(cookie))
+    .executeTakeFirst();
   if (!row) return null;
   if (Number(row.expires_at) <= now || Number(row.last_seen_at) + SESSION_IDLE_MS <= now) {
     await core.db.deleteFrom('admin_sessions').where('id', '=', row.id).execute();

@@ -6,9 +6,13 @@ import { getAdminSettings, updateAdminSettings } from './settings.js';
 export async function settingsRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;
   app.get('/settings', async () => getAdminSettings(core));
-  app.put<{ Body: { alert_email?: unknown; log_retention_days?: unknown } }>('/settings', { schema: { body: { type: 'object' } } }, async (req) => {
+  type Body = { alert_email?: unknown; log_retention_days?: unknown };
+  app.put<{ Body: Body }>('/settings', { schema: { body: { type: 'object' } } }, async (req) => {
     const settings = await updateAdminSettings(core, req.body ?? {});
-    req.log.info({ admin: req.admin?.adminId, alert_email_source: settings.alert_email_source, log_retention_days: settings.log_retention_days }, 'settings updated');
+    req.log.info({
+      admin: req.admin?.adminId, alert_email_source: settings.alert_email_source,
+      log_retention_days: settings.log_retention_days,
+    }, 'settings updated');
     return settings;
   });
 }

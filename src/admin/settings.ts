@@ -35,19 +35,25 @@ export async function getAdminSettings(core: Core): Promise<AdminSettings> {
 }
 
 /** Validates and saves; an empty alert_email removes the setting (back to the default recipient). */
-export async function updateAdminSettings(core: Core, input: { alert_email?: unknown; log_retention_days?: unknown }): Promise<AdminSettings> {
+export async function updateAdminSettings(
+  core: Core, input: { alert_email?: unknown; log_retention_days?: unknown },
+): Promise<AdminSettings> {
   const writes: Array<{ name: string; value: string | null }> = [];
   if (input.alert_email !== undefined) {
     const email = input.alert_email === null ? '' : input.alert_email;
     if (typeof email !== 'string' || (email.trim() !== '' && (!EMAIL_RE.test(email.trim()) || email.length > 254))) {
-      throw badRequest('invalid_email', 'Enter a valid e-mail address, like ops@example.com, or leave it empty to use the default.', { field: 'alert_email' });
+      throw badRequest('invalid_email',
+        'Enter a valid e-mail address, like ops@example.com, or leave it empty to use the default.',
+        { field: 'alert_email' });
     }
     writes.push({ name: ALERT_EMAIL_SETTING, value: email.trim() === '' ? null : email.trim() });
   }
   if (input.log_retention_days !== undefined) {
     const days = input.log_retention_days;
     if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > MAX_LOG_RETENTION_DAYS) {
-      throw badRequest('invalid_retention', `Log retention must be a whole number of days from 1 to ${MAX_LOG_RETENTION_DAYS}.`, { field: 'log_retention_days' });
+      throw badRequest('invalid_retention',
+        `Log retention must be a whole number of days from 1 to ${MAX_LOG_RETENTION_DAYS}.`,
+        { field: 'log_retention_days' });
     }
     writes.push({ name: LOG_RETENTION_SETTING, value: String(days) });
   }

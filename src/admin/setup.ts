@@ -14,7 +14,9 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 export async function issueSetupToken(core: Core): Promise<string | null> {
   if ((await countAdmins(core.db)) > 0) return null;
   const token = randomBytes(24).toString('base64url');
-  const value = JSON.stringify({ hash: digest(token).toString('hex'), expires_at: core.clock.now() + SETUP_TOKEN_TTL_MS });
+  const value = JSON.stringify({
+    hash: digest(token).toString('hex'), expires_at: core.clock.now() + SETUP_TOKEN_TTL_MS,
+  });
   // One upsert: two servers starting at once on a fresh database both issue a token (the later one wins) instead
   // of one failing on the primary key.
   await core.db.insertInto('settings').values({ name: SETTING, value })
@@ -60,8 +62,11 @@ export async function completeSetup(core: Core, token: unknown, email: unknown, 
         + 'one, or create an admin with the command: npx waypost admin create --email you@example.com');
     }
     // Spending the token first makes a concurrent second use wait on the row lock and then find nothing.
-    const spent = await trx.deleteFrom('settings').where('name', '=', SETTING).where('value', '=', row!.value).executeTakeFirst();
-    if (Number(spent.numDeletedRows) !== 1) throw forbidden('invalid_setup_token', 'This setup link has already been used.');
+    const spent = await trx.deleteFrom('settings').where('name', '=', SETTING).where('value', '=', row!.value)
+      .executeTakeFirst();
+    if (Number(spent.numDeletedRows) !== 1) {
+      throw forbidden('invalid_setup_token', 'This setup link has already been used.');
+    }
     return createAdmin(core, email, password, trx);
   });
 }

@@ -13,7 +13,10 @@ export interface Problem {
 }
 
 export function problemOf(err: AppError): Problem {
-  return { type: `https://waypost.dev/problems/${err.code}`, title: err.title, status: err.status, detail: err.detail, code: err.code, ...err.extra };
+  return {
+    type: `https://waypost.dev/problems/${err.code}`, title: err.title, status: err.status, detail: err.detail,
+    code: err.code, ...err.extra,
+  };
 }
 
 export function sendProblem(reply: FastifyReply, err: AppError): FastifyReply {
@@ -24,11 +27,16 @@ function fromFastify(err: FastifyError): AppError {
   if (err.validation) {
     const v = err.validation[0];
     const where = err.validationContext ?? 'request';
-    const field = (v?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || (v?.params as { missingProperty?: string } | undefined)?.missingProperty || where;
-    return new AppError(400, where === 'querystring' ? 'invalid_parameter' : 'invalid_field', 'Bad Request', `${field} ${v?.message ?? 'is invalid'}`, { parameter: field });
+    const field = (v?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
+      || (v?.params as { missingProperty?: string } | undefined)?.missingProperty || where;
+    const code = where === 'querystring' ? 'invalid_parameter' : 'invalid_field';
+    return new AppError(400, code, 'Bad Request', `${field} ${v?.message ?? 'is invalid'}`, { parameter: field });
   }
   const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-  if (status === 500) return new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side; it has been logged.');
+  if (status === 500) {
+    return new AppError(500, 'internal_error', 'Internal Server Error',
+      'Something went wrong on our side; it has been logged.');
+  }
   // The title is the status's own reason phrase (413 is "Payload Too Large", not "Bad Request"), the code its
   // snake_case (payload_too_large, unsupported_media_type, not_found, bad_request).
   const title = STATUS_CODES[status] ?? 'Bad Request';
@@ -48,5 +56,6 @@ export function installProblemHandler(app: FastifyInstance): void {
     }
     return sendProblem(reply, appErr);
   });
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, new AppError(404, 'not_found', 'Not Found', `No route for ${request.method} ${request.url.split('?')[0]}`)));
+  app.setNotFoundHandler((request, reply) => sendProblem(reply,
+    new AppError(404, 'not_found', 'Not Found', `No route for ${request.method} ${request.url.split('?')[0]}`)));
 }

@@ -16,7 +16,8 @@ const quantity = (field: string, n: number) => {
 };
 
 const TYPE_WORDS: Record<string, string> = {
-  integer: 'a whole number', number: 'a number', string: 'text', array: 'a list', object: 'an object', boolean: 'true or false',
+  integer: 'a whole number', number: 'a number', string: 'text', array: 'a list', object: 'an object',
+  boolean: 'true or false',
 };
 
 function describe(field: string, e: FastifySchemaValidationError): string {

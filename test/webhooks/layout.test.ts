@@ -101,9 +101,8 @@ describe('layout', () => {
 
   it('keeps every source file under 300 lines of at most 120 characters', () => {
     // (Widening to all of src/ and web/src/ as their lines are rewrapped.)
-    const sources = [...files(join(SRC, 'webhooks')), ...files(join(SRC, 'alerts')), ...files(join(SRC, 'demo')),
-      ...files(join(SRC, 'records')), ...files(join(SRC, 'api')), join(SRC, 'config.ts'),
-      join(SRC, 'core.ts'), join(SRC, 'app.ts'), join(SRC, 'tokens.ts')];
+    const pending = ['cli', 'store'].map((dir) => join(SRC, dir) + '/');
+    const sources = files(SRC).filter((file) => !pending.some((dir) => file.startsWith(dir)));
     expect(tooLong(sources)).toEqual([]);
   });
 
