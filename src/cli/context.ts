@@ -6,7 +6,8 @@ import { loadConfig } from '../config.js';
 /** Opens Waypost quietly (logs to stderr at warn level), runs `fn`, closes. */
 export async function withWaypost<T>(fn: (wp: Waypost) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
   loadConfig(); // validate first, so a bad value (even LOG_LEVEL, used just below) stops with a message naming it
-  const wp = await createWaypost({ logger: createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr), migrate: options.migrate });
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
+  const wp = await createWaypost({ logger, migrate: options.migrate });
   try {
     return await fn(wp);
   } finally {

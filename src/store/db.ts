@@ -32,7 +32,10 @@ export interface Store {
   sqlite?: SqliteDatabase.Database;
   /** SQLite only: the statement for an SQL text, prepared once (the same cache Kysely's queries use). */
   statement?: (sql: string) => SqliteDatabase.Statement;
-  /** SQLite on a file: a second connection on its own thread, for the delivery worker's writes (started on first use). */
+  /**
+   * SQLite on a file: a second connection on its own thread, for the delivery worker's writes (started on first
+   * use).
+   */
   writer?: SqliteWriter;
 }
 
@@ -59,7 +62,9 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * stand-in for the connection, which prepares each SQL text once and hands back the same statement (a statement
  * still iterating, from a streamed query, is not shared). Very long texts (big multi-row inserts) are not kept.
  */
-function preparingOnce(sqlite: SqliteDatabase.Database): { close(): void; prepare(sql: string): SqliteDatabase.Statement } {
+function preparingOnce(
+  sqlite: SqliteDatabase.Database,
+): { close(): void; prepare(sql: string): SqliteDatabase.Statement } {
   const MAX_STATEMENTS = 1000;
   const MAX_SQL_LENGTH = 10_000;
   const statements = new Map<string, SqliteDatabase.Statement>();

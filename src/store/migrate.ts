@@ -40,7 +40,9 @@ export async function migrate(db: Kysely<any>): Promise<string[]> {
   const schema = dialectOf(db) === 'postgres'
     ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema
     : undefined;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema: schema });
+  const migrator = new Migrator({
+    db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema: schema,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -12,10 +12,13 @@ const SLOT = '\u0000slot:';
 export const slot = (name: string): string => `${SLOT}${name}`;
 
 /** `count` slots named `${name}0`, `${name}1`, …: a list (`where id in (…)`) of a given length. */
-export const slots = (name: string, count: number): string[] => Array.from({ length: count }, (_, i) => slot(`${name}${i}`));
+export const slots = (name: string, count: number): string[] =>
+  Array.from({ length: count }, (_, i) => slot(`${name}${i}`));
 
 /** The values of a list for the slots made by slots(name, values.length). */
-export function listValues(name: string, values: readonly unknown[], into: Record<string, unknown> = {}): Record<string, unknown> {
+export function listValues(
+  name: string, values: readonly unknown[], into: Record<string, unknown> = {},
+): Record<string, unknown> {
   for (let i = 0; i < values.length; i++) into[`${name}${i}`] = values[i];
   return into;
 }
@@ -24,7 +27,10 @@ export function listValues(name: string, values: readonly unknown[], into: Recor
 export function withValues(query: CompiledQuery): (values: Record<string, unknown>) => CompiledQuery {
   const names = slotNames(query);
   // A literal, not a spread of the query: this runs per statement on the worker's hot path.
-  return (values) => ({ query: query.query, queryId: query.queryId, sql: query.sql, parameters: names.map((name, i) => (name === null ? query.parameters[i] : values[name])) });
+  return (values) => ({
+    query: query.query, queryId: query.queryId, sql: query.sql,
+    parameters: names.map((name, i) => (name === null ? query.parameters[i] : values[name])),
+  });
 }
 
 function slotNames(query: CompiledQuery): Array<string | null> {

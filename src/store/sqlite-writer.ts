@@ -38,7 +38,9 @@ export class SqliteWriteError extends Error {
 export class SqliteWriter {
   private worker: Worker | null = null;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (r: Array<unknown[] | number>) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, {
+    resolve: (r: Array<unknown[] | number>) => void; reject: (e: Error) => void;
+  }>();
   private closed = false;
 
   constructor(private readonly path: string) {}
@@ -92,7 +94,8 @@ export class SqliteWriter {
     if (this.worker) return this.worker;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     // `__name`: what esbuild (tsx, vitest) wraps named functions in when it keeps their names.
-    const worker = new Worker(`const __name = (f) => f; (${writerThread.toString()})()`, { eval: true, workerData: { path: this.path, driver } });
+    const code = `const __name = (f) => f; (${writerThread.toString()})()`;
+    const worker = new Worker(code, { eval: true, workerData: { path: this.path, driver } });
     worker.unref();
     worker.on('message', (reply: Reply) => {
       const w = this.waiting.get(reply.id);

@@ -66,7 +66,8 @@ export function registerAdmin(program: Command): void {
   admin.command('create')
     .description('Create a console admin account')
     .requiredOption('--email <email>', 'the admin\'s e-mail address (their sign-in name)')
-    .option('--password <password>', `the password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
+    .option('--password <password>',
+      `the password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
     .option('--json', 'machine-readable output')
     .action(async (opts: { email: string; password?: string; json?: boolean }) => {
       const password = await passwordFrom(opts.password);
@@ -93,7 +94,8 @@ export function registerAdmin(program: Command): void {
   admin.command('password')
     .description('Set a new password for an admin (signs them out everywhere and lifts a sign-in lockout)')
     .requiredOption('--email <email>', 'the admin\'s e-mail address')
-    .option('--password <password>', `the new password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
+    .option('--password <password>',
+      `the new password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
     .option('--json', 'machine-readable output')
     .action(async (opts: { email: string; password?: string; json?: boolean }) => {
       const password = await passwordFrom(opts.password);

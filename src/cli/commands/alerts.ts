@@ -17,7 +17,9 @@ export function registerAlerts(program: Command): void {
         const page = await listAlerts(wp.core, { perpage: opts.limit, page: opts.page });
         output(opts.json, page, () => table(
           ['ID', 'CREATED', 'LEVEL', 'STATUS', 'WEBHOOK', 'TO', 'SUBJECT'],
-          page.items.map((a) => [a.id, a.created_at, a.level, a.status, a.webhook_name ?? a.webhook_id, a.recipient, a.subject]),
+          page.items.map((a) => [
+            a.id, a.created_at, a.level, a.status, a.webhook_name ?? a.webhook_id, a.recipient, a.subject,
+          ]),
           'No alerts.',
         ));
       });

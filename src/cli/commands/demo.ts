@@ -31,7 +31,8 @@ export function startCommand(env: NodeJS.ProcessEnv): string {
 
 export function registerDemo(program: Command): void {
   program.command('demo')
-    .description('Seed a sample travel catalogue and create an API key with all read permissions, then print a curl command to try')
+    .description('Seed a sample travel catalogue and create an API key with all read permissions, '
+      + 'then print a curl command to try')
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
       const result = await withWaypost(async (wp) => {
@@ -41,12 +42,16 @@ export function registerDemo(program: Command): void {
         const url = `${wp.config.baseUrl}${apiRoot(wp.config)}/bookings?perpage=5`;
         const curl = `curl -s -H 'Access-Token: ${key.key}' -H 'Access-Secret: ${key.secret}' '${url}'`;
         const postman = `${wp.config.baseUrl}${apiRoot(wp.config)}/postman.json`;
-        return { seeded, key, curl, postman, baseUrl: wp.config.baseUrl, database: wp.core.store.dialect, running: await serverRunning(wp.config.baseUrl) };
+        return {
+          seeded, key, curl, postman, baseUrl: wp.config.baseUrl, database: wp.core.store.dialect,
+          running: await serverRunning(wp.config.baseUrl),
+        };
       });
 
       const bookings = demoCatalogue().bookings;
       const legacy = bookings.filter((b) => isLegacyEngine(b.data.engine_version)).length;
-      const incomplete = bookings.filter((b) => !isLegacyEngine(b.data.engine_version) && !isCompleteCart(b.data.cart_version)).length;
+      const incomplete = bookings
+        .filter((b) => !isLegacyEngine(b.data.engine_version) && !isCompleteCart(b.data.cart_version)).length;
       const { key } = result;
       output(opts.json, {
         seeded: result.seeded,
@@ -61,9 +66,11 @@ export function registerDemo(program: Command): void {
         `Seeded the demo catalogue (${result.database}):`,
         ...RESOURCES.map((r) => {
           const s = result.seeded[r];
-          return `  ${r.padEnd(10)} ${String(s.created).padStart(4)} new, ${s.changed} changed, ${s.unchanged} unchanged`;
+          return `  ${r.padEnd(10)} ${String(s.created).padStart(4)} new, ${s.changed} changed, `
+            + `${s.unchanged} unchanged`;
         }),
-        `  ${legacy} bookings predate engine 6.7.0 (stored, hidden from the API); ${incomplete} come from cart 3.0 (data_complete: false).`,
+        `  ${legacy} bookings predate engine 6.7.0 (stored, hidden from the API); `
+          + `${incomplete} come from cart 3.0 (data_complete: false).`,
         '',
         `Created API key "${key.label}" with all read permissions:`,
         `  id      ${key.id}`,

@@ -35,7 +35,8 @@ function positiveInt(value: string): number {
 
 export function registerImport(program: Command): void {
   program.command('import')
-    .description('Load existing data from an NDJSON file ({"type":"booking","id":1,"data":{…}} per line) without firing events')
+    .description('Load existing data from an NDJSON file ({"type":"booking","id":1,"data":{…}} per line) '
+      + 'without firing events')
     .argument('<file>', 'the .ndjson file')
     .option('--restart', 'ignore the progress of an earlier run of this file and start from line 1')
     .option('--batch-size <n>', `lines per transaction (default ${DEFAULT_BATCH_SIZE.sqlite} on SQLite, `
@@ -68,8 +69,10 @@ export function registerImport(program: Command): void {
       const imported = summary.created + summary.changed;
       const resumed = summary.resumedAfter > 0 ? ` (resumed after line ${fmt(summary.resumedAfter)})` : '';
       output(opts.json, summary, () => summary.resumedAfter >= summary.lines && summary.lines > 0
-        ? `${summary.file} was already imported up to line ${fmt(summary.resumedAfter)}; nothing to do (use --restart to import it again)`
-        : `imported ${fmt(imported)} (${fmt(summary.created)} new, ${fmt(summary.changed)} changed), unchanged ${fmt(summary.unchanged)}, skipped ${fmt(summary.skipped)}${resumed}`);
+        ? `${summary.file} was already imported up to line ${fmt(summary.resumedAfter)}; nothing to do `
+          + '(use --restart to import it again)'
+        : `imported ${fmt(imported)} (${fmt(summary.created)} new, ${fmt(summary.changed)} changed), `
+          + `unchanged ${fmt(summary.unchanged)}, skipped ${fmt(summary.skipped)}${resumed}`);
       // Exit 1 only when lines were read and not one of them was valid.
       if (summary.skipped > 0 && imported + summary.unchanged === 0) process.exitCode = 1;
     });

@@ -64,8 +64,12 @@ export function registerKeys(program: Command): void {
       await withWaypost(async (wp) => {
         const permissions = permissionList(opts.permissions);
         const k = await createApiKey(wp.core, { label: opts.label, permissions, rateLimit: opts.rateLimit ?? null });
-        output(opts.json, { id: k.id, key: k.key, secret: k.secret, permissions: k.permissions, label: k.label, rate_limit: k.rate_limit },
-          () => `Created API key ${k.id} (${k.label})\n  Access-Token:  ${k.key}\n  Access-Secret: ${k.secret}\n  permissions:   ${k.permissions.join(', ')}\nThe secret is shown only now; store it safely.`);
+        const shown = {
+          id: k.id, key: k.key, secret: k.secret, permissions: k.permissions, label: k.label, rate_limit: k.rate_limit,
+        };
+        output(opts.json, shown,
+          () => `Created API key ${k.id} (${k.label})\n  Access-Token:  ${k.key}\n  Access-Secret: ${k.secret}\n`
+            + `  permissions:   ${k.permissions.join(', ')}\nThe secret is shown only now; store it safely.`);
       });
     });
 

@@ -35,7 +35,9 @@ export function registerServe(program: Command): void {
           ? `\n            token ${host.token}\n            (shown only this once: store it now; a new one: ${rotate})`
           : host.source === 'environment' ? '  (token: WAYPOST_HOST_TOKEN)' : `  (token set; a new one: ${rotate})`;
         wp.core.log.info({ url, role: opts.role, database: wp.core.store.dialect }, 'waypost listening');
-        process.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n  REST API  ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1  (docs: ${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1/docs)\n  Host API  ${base}/host/v1${hostToken}\n\n`);
+        const api = `${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1`;
+        process.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n`
+          + `  REST API  ${api}  (docs: ${api}/docs)\n  Host API  ${base}/host/v1${hostToken}\n\n`);
         await announceConsole(wp.core);
       } else {
         wp.core.log.info({ role: opts.role }, 'waypost worker running');

@@ -71,7 +71,8 @@ export function registerWebhooks(program: Command): void {
       await withWaypost(async (wp) => {
         const input = { name: opts.name, url: opts.url, events: eventList(opts.events), active: !opts.inactive };
         const created = await createWebhook(wp.core, input);
-        output(opts.json, created, () => `${describe(created)}\n\nKeep the secret: receivers verify X-${wp.config.serviceName}-Signature with it (\`waypost webhooks secret ${created.id}\` shows it again).`);
+        output(opts.json, created, () => `${describe(created)}\n\nKeep the secret: receivers verify `
+          + `X-${wp.config.serviceName}-Signature with it (\`waypost webhooks secret ${created.id}\` shows it again).`);
       });
     });
 
@@ -121,9 +122,12 @@ export function registerWebhooks(program: Command): void {
       });
     });
 
-  for (const [name, action, verb] of [['enable', enableWebhook, 'enabled'], ['disable', disableWebhookByAdmin, 'disabled']] as const) {
+  const toggles = [['enable', enableWebhook, 'enabled'], ['disable', disableWebhookByAdmin, 'disabled']] as const;
+  for (const [name, action, verb] of toggles) {
     webhooks.command(`${name} <id>`)
-      .description(name === 'enable' ? 'Re-enable a webhook (cancelled deliveries can then be redelivered)' : 'Disable a webhook; its pending deliveries are cancelled')
+      .description(name === 'enable'
+        ? 'Re-enable a webhook (cancelled deliveries can then be redelivered)'
+        : 'Disable a webhook; its pending deliveries are cancelled')
       .option('--json', 'machine-readable output')
       .action(async (id: string, opts: { json?: boolean }) => {
         await withWaypost(async (wp) => {

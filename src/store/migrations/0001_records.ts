@@ -124,12 +124,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 
   // Search indexes: case-insensitive substring search (>= 3 characters) on both dialects.
-  const trgmSchema = pg ? (await sql<{ schema: string }>`SELECT extnamespace::regnamespace::text AS schema FROM pg_extension WHERE extname = 'pg_trgm'`.execute(db)).rows[0]?.schema ?? 'public' : '';
+  const trgmSchema = pg
+    ? (await sql<{ schema: string }>`SELECT extnamespace::regnamespace::text AS schema FROM pg_extension
+        WHERE extname = 'pg_trgm'`.execute(db)).rows[0]?.schema ?? 'public'
+    : '';
   for (const table of SEARCHABLE) {
     if (pg) {
-      await sql`CREATE INDEX ${sql.id(`${table}_search`)} ON ${sql.table(table)} USING gin (search_text ${sql.id(trgmSchema, 'gin_trgm_ops')})`.execute(db);
+      const [name, ops] = [sql.id(`${table}_search`), sql.id(trgmSchema, 'gin_trgm_ops')];
+      await sql`CREATE INDEX ${name} ON ${sql.table(table)} USING gin (search_text ${ops})`.execute(db);
     } else {
-      await sql`CREATE VIRTUAL TABLE ${sql.table(`${table}_fts`)} USING fts5(search_text, content='', contentless_delete=1, tokenize='trigram')`.execute(db);
+      const fts5 = sql.raw("fts5(search_text, content='', contentless_delete=1, tokenize='trigram')");
+      await sql`CREATE VIRTUAL TABLE ${sql.table(`${table}_fts`)} USING ${fts5}`.execute(db);
     }
   }
 }
@@ -137,7 +142,11 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   const pg = dialectOf(db) === 'postgres';
   if (!pg) for (const table of SEARCHABLE) await sql`DROP TABLE IF EXISTS ${sql.table(`${table}_fts`)}`.execute(db);
-  for (const t of ['import_progress', 'settings', 'api_keys', 'record_counts', 'reviews', 'enquiries', 'payments', 'booking_trips', 'bookings', 'customers', 'trips']) {
+  const tables = [
+    'import_progress', 'settings', 'api_keys', 'record_counts', 'reviews', 'enquiries', 'payments', 'booking_trips',
+    'bookings', 'customers', 'trips',
+  ];
+  for (const t of tables) {
     await db.schema.dropTable(t).ifExists().execute();
   }
 }

@@ -81,7 +81,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('deliveries_webhook').on('deliveries').columns(['webhook_id', 'id']).execute();
   await db.schema.createIndex('deliveries_event').on('deliveries').columns(['event_id']).execute();
   await db.schema.createIndex('deliveries_created').on('deliveries').columns(['created_at']).execute();
-  await db.schema.createIndex('attempts_delivery').on('delivery_attempts').columns(['delivery_id', 'attempt']).execute();
+  await db.schema.createIndex('attempts_delivery').on('delivery_attempts').columns(['delivery_id', 'attempt'])
+    .execute();
   await db.schema.createIndex('alerts_created').on('alerts').columns(['created_at']).execute();
   await db.schema.createIndex('events_created').on('events').columns(['created_at']).execute();
   // A payment's completion fires once: the event derivation looks for an earlier event of the same record.
@@ -89,5 +90,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['alerts', 'delivery_attempts', 'deliveries', 'events', 'webhooks']) await db.schema.dropTable(t).ifExists().execute();
+  for (const t of ['alerts', 'delivery_attempts', 'deliveries', 'events', 'webhooks']) {
+    await db.schema.dropTable(t).ifExists().execute();
+  }
 }

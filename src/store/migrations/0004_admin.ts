@@ -28,9 +28,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('scope', 'text', (c) => c.notNull())
     .addColumn('at', bigint, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('admin_login_failures_scope').on('admin_login_failures').columns(['scope', 'at']).execute();
+  await db.schema.createIndex('admin_login_failures_scope').on('admin_login_failures').columns(['scope', 'at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['admin_login_failures', 'admin_sessions', 'admins']) await db.schema.dropTable(t).ifExists().execute();
+  for (const t of ['admin_login_failures', 'admin_sessions', 'admins']) {
+    await db.schema.dropTable(t).ifExists().execute();
+  }
 }

@@ -28,7 +28,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.insertInto('change_counters').values(counters.map((name) => ({ name, generation: 0 }))).execute();
   for (const { table, counter, columns } of WATCHED) {
     for (const op of ['insert', 'update', 'delete'] as const) {
-      const on = op === 'update' && columns ? sql.raw(`update of ${columns.map((c) => `"${c}"`).join(', ')}`) : sql.raw(op);
+      const on = op === 'update' && columns
+        ? sql.raw(`update of ${columns.map((c) => `"${c}"`).join(', ')}`)
+        : sql.raw(op);
       await sql`create trigger ${sql.id(`${table}_${op}_counter`)} after ${on} on ${sql.table(table)}
         begin update change_counters set generation = generation + 1 where name = ${sql.lit(counter)}; end`.execute(db);
     }
@@ -37,6 +39,10 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (dialectOf(db) !== 'sqlite') return;
-  for (const { table } of WATCHED) for (const op of ['insert', 'update', 'delete']) await sql`drop trigger if exists ${sql.id(`${table}_${op}_counter`)}`.execute(db);
+  for (const { table } of WATCHED) {
+    for (const op of ['insert', 'update', 'delete']) {
+      await sql`drop trigger if exists ${sql.id(`${table}_${op}_counter`)}`.execute(db);
+    }
+  }
   await db.schema.dropTable('change_counters').ifExists().execute();
 }

@@ -31,7 +31,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   const pg = dialectOf(db) === 'postgres';
   await db.schema.dropIndex('bookings_visible_booked').ifExists().execute();
   await db.schema.dropIndex('booking_trips_trip').ifExists().execute();
-  await db.schema.alterTable('booking_trips').addColumn('visible', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  await db.schema.alterTable('booking_trips').addColumn('visible', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
   await db.schema.alterTable('booking_trips').addColumn('created_at', 'text', (c) => c.notNull().defaultTo(''))
     .execute();
   await db.schema.alterTable('booking_trips').addColumn('updated_at', 'text', (c) => c.notNull().defaultTo(''))
