@@ -15,7 +15,8 @@ const shellQuote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 export function curlLine(key: CreatedApiKey, apiUrl: string): string {
   const list = key.permissions.find((p) => p.endsWith('.list'));
   const path = list ? `${list.split('.')[0]}?perpage=5` : `${key.permissions[0].split('.')[0]}/1`;
-  return `curl -s -H ${shellQuote(`Access-Token: ${key.key}`)} -H ${shellQuote(`Access-Secret: ${key.secret}`)} ${shellQuote(`${apiUrl}/${path}`)}`;
+  const token = shellQuote(`Access-Token: ${key.key}`);
+  return `curl -s -H ${token} -H ${shellQuote(`Access-Secret: ${key.secret}`)} ${shellQuote(`${apiUrl}/${path}`)}`;
 }
 
 interface Props {
@@ -35,20 +36,29 @@ export function CreateKeyDialog({ limits, apiUrl, onClose, onCreated }: Props) {
     const close = () => (copied ? onClose() : setAsking(true));
     const footer = asking ? (
       <>
-        <button key="back" type="button" className="button" onClick={() => setAsking(false)} ref={focusOnMount}>Go back and copy it</button>
-        <button key="close" type="button" className="button button-danger" onClick={onClose}>Yes, I copied it: close</button>
+        <button key="back" type="button" className="button" onClick={() => setAsking(false)} ref={focusOnMount}>
+          Go back and copy it
+        </button>
+        <button key="close" type="button" className="button button-danger" onClick={onClose}>
+          Yes, I copied it: close
+        </button>
       </>
-    ) : <button key="saved" type="button" className="button button-primary" onClick={close} ref={focusOnMount}>I have saved the secret</button>;
+    ) : (
+      <button key="saved" type="button" className="button button-primary" onClick={close} ref={focusOnMount}>
+        I have saved the secret
+      </button>
+    );
     return (
       <Dialog key="created" title="Your new API key" onClose={close} footer={footer}>
         {asking ? (
           <div className="callout callout-amber" role="alert">
-            <strong>Did you copy the secret?</strong> Once this closes it cannot be shown again; Waypost keeps only a hash
-            of it. Without it the key is useless and you would have to create a new one.
+            <strong>Did you copy the secret?</strong> Once this closes it cannot be shown again; Waypost keeps only a
+            hash of it. Without it the key is useless and you would have to create a new one.
           </div>
         ) : (
           <div className="callout callout-amber" role="alert">
-            <strong>Copy the secret now.</strong> It is shown only this once; Waypost keeps only a hash of it. If you lose it, create a new key.
+            <strong>Copy the secret now.</strong> It is shown only this once; Waypost keeps only a hash of it. If you
+            lose it, create a new key.
           </div>
         )}
         <div className="credential">
@@ -58,14 +68,18 @@ export function CreateKeyDialog({ limits, apiUrl, onClose, onCreated }: Props) {
             <CopyButton text={created.key} what="key" />
           </div>
         </div>
-        <div className="credential" onClickCapture={(e) => { if ((e.target as Element).closest('button')) setCopied(true); }}>
+        <div className="credential"
+          onClickCapture={(e) => { if ((e.target as Element).closest('button')) setCopied(true); }}>
           <span className="field-label" id="new-secret-label">Secret (Access-Secret)</span>
           <div className="secret-row">
-            <code className="secret-value" data-testid="new-secret" aria-labelledby="new-secret-label">{created.secret}</code>
+            <code className="secret-value" data-testid="new-secret" aria-labelledby="new-secret-label">
+              {created.secret}
+            </code>
             <CopyButton text={created.secret} what="secret" />
           </div>
         </div>
-        <div className="credential" onClickCapture={(e) => { if ((e.target as Element).closest('button')) setCopied(true); }}>
+        <div className="credential"
+          onClickCapture={(e) => { if ((e.target as Element).closest('button')) setCopied(true); }}>
           <span className="field-label" id="new-curl-label">Try it</span>
           <div className="secret-row">
             <code className="secret-value" data-testid="new-curl" aria-labelledby="new-curl-label">{curl}</code>

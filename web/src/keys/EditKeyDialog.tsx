@@ -19,7 +19,10 @@ export function EditKeyDialog({ apiKey, limits, onClose, onSaved }: Props) {
   return (
     <Dialog title={`Edit “${apiKey.label}”`} onClose={() => { if (confirmLeave()) onClose(); }} wide>
       <KeyForm
-        initial={{ label: apiKey.label, permissions: apiKey.permissions, rateLimit: apiKey.rate_limit === null ? '' : String(apiKey.rate_limit) }}
+        initial={{
+          label: apiKey.label, permissions: apiKey.permissions,
+          rateLimit: apiKey.rate_limit === null ? '' : String(apiKey.rate_limit),
+        }}
         limits={limits}
         submitLabel="Save changes"
         busyLabel="Saving…"

@@ -40,15 +40,20 @@ export function checkKey(v: KeyFormValues): Errors {
   const limit = v.rateLimit.trim();
   if (limit && (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > RATE_LIMIT_MAX)) {
     errors.rate_limit = Number(limit) === 0 && /^\d+$/.test(limit)
-      ? 'A key needs at least 1 request per window. To stop a key, disable it instead; leave this empty for the default.'
-      : `Enter a whole number of requests from 1 to ${RATE_LIMIT_MAX.toLocaleString('en')}, or leave it empty for the default.`;
+      ? 'A key needs at least 1 request per window. To stop a key, disable it instead; '
+        + 'leave this empty for the default.'
+      : `Enter a whole number of requests from 1 to ${RATE_LIMIT_MAX.toLocaleString('en')}, `
+        + 'or leave it empty for the default.';
   }
   return errors;
 }
 
 /** The request body for the values (rate_limit null = back to the default). */
 export function keyBody(v: KeyFormValues): { label: string; permissions: string[]; rate_limit: number | null } {
-  return { label: v.label.trim(), permissions: v.permissions, rate_limit: v.rateLimit.trim() ? Number(v.rateLimit.trim()) : null };
+  return {
+    label: v.label.trim(), permissions: v.permissions,
+    rate_limit: v.rateLimit.trim() ? Number(v.rateLimit.trim()) : null,
+  };
 }
 
 interface Props {
@@ -65,10 +70,13 @@ export function KeyForm({ initial, limits, submitLabel, busyLabel, onSubmit, onC
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
   const dirty = values.label !== initial.label || values.rateLimit !== initial.rateLimit
-    || values.permissions.length !== initial.permissions.length || values.permissions.some((p) => !initial.permissions.includes(p));
+    || values.permissions.length !== initial.permissions.length
+    || values.permissions.some((p) => !initial.permissions.includes(p));
   const guard = useUnsavedChanges(dirty);
   const { permissions } = values;
-  const toggle = (p: string, on: boolean) => setValues((v) => ({ ...v, permissions: on ? [...v.permissions, p] : v.permissions.filter((x) => x !== p) }));
+  const toggle = (p: string, on: boolean) => setValues((v) => ({
+    ...v, permissions: on ? [...v.permissions, p] : v.permissions.filter((x) => x !== p),
+  }));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -95,7 +103,8 @@ export function KeyForm({ initial, limits, submitLabel, busyLabel, onSubmit, onC
 
   const per = limits ? windowText(limits.window_s) : 'window';
   const hint = limits
-    ? `Requests per ${per} for this key, 1 to ${RATE_LIMIT_MAX.toLocaleString('en')}. Empty: the server default, ${limits.default.toLocaleString('en')} per ${per}.`
+    ? `Requests per ${per} for this key, 1 to ${RATE_LIMIT_MAX.toLocaleString('en')}. `
+      + `Empty: the server default, ${limits.default.toLocaleString('en')} per ${per}.`
     : 'Requests per window for this key. Leave empty to use the server default.';
   const count = Object.keys(errors).filter((f) => f !== 'form').length;
   return (
@@ -103,7 +112,8 @@ export function KeyForm({ initial, limits, submitLabel, busyLabel, onSubmit, onC
       {errors.form && <p className="form-error" role="alert">{errors.form}</p>}
       {count > 1 && <p className="form-error" role="alert">Fix the {count} fields marked below.</p>}
       <Field label="Label" hint="Who or what uses this key, e.g. “Partner portal”." error={errors.label}>
-        <input type="text" value={values.label} maxLength={LABEL_MAX} onChange={(e) => setValues({ ...values, label: e.target.value })} autoFocus />
+        <input type="text" value={values.label} maxLength={LABEL_MAX} autoFocus
+          onChange={(e) => setValues({ ...values, label: e.target.value })} />
       </Field>
       <fieldset className={`field${errors.permissions ? ' field-invalid' : ''}`}>
         <legend className="field-label">Permissions</legend>
@@ -123,7 +133,9 @@ export function KeyForm({ initial, limits, submitLabel, busyLabel, onSubmit, onC
                   return (
                     <td key={a.id}>
                       <label className="check">
-                        <input type="checkbox" checked={permissions.includes(p)} onChange={(e) => toggle(p, e.target.checked)} aria-label={`${r.label}: ${a.label.toLowerCase()}`} />
+                        <input type="checkbox" checked={permissions.includes(p)}
+                          onChange={(e) => toggle(p, e.target.checked)}
+                          aria-label={`${r.label}: ${a.label.toLowerCase()}`} />
                         <span className="mono small muted">{p}</span>
                       </label>
                     </td>
@@ -133,17 +145,23 @@ export function KeyForm({ initial, limits, submitLabel, busyLabel, onSubmit, onC
             ))}
           </tbody>
         </table>
-        <button type="button" className="link-button small" onClick={() => setValues({ ...values, permissions: permissions.length === ALL_PERMISSIONS.length ? [] : [...ALL_PERMISSIONS] })}>
+        <button type="button" className="link-button small" onClick={() => setValues({
+          ...values, permissions: permissions.length === ALL_PERMISSIONS.length ? [] : [...ALL_PERMISSIONS],
+        })}>
           {permissions.length === ALL_PERMISSIONS.length ? 'Clear all' : 'Select all'}
         </button>
         {errors.permissions && <p className="field-error" role="alert">{errors.permissions}</p>}
       </fieldset>
       <Field label="Rate limit (optional)" hint={hint} error={errors.rate_limit}>
-        <input type="text" inputMode="numeric" value={values.rateLimit} onChange={(e) => setValues({ ...values, rateLimit: e.target.value })} placeholder={limits ? `Default: ${limits.default}` : 'Default'} className="input-short" />
+        <input type="text" inputMode="numeric" value={values.rateLimit}
+          onChange={(e) => setValues({ ...values, rateLimit: e.target.value })}
+          placeholder={limits ? `Default: ${limits.default}` : 'Default'} className="input-short" />
       </Field>
       <div className="form-actions">
         <button type="button" className="button" onClick={cancel}>Cancel</button>
-        <button type="submit" className="button button-primary" disabled={busy}>{busy ? busyLabel : submitLabel}</button>
+        <button type="submit" className="button button-primary" disabled={busy}>
+          {busy ? busyLabel : submitLabel}
+        </button>
       </div>
     </form>
   );

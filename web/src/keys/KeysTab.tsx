@@ -18,7 +18,8 @@ import { windowText, type RateLimitInfo } from './KeyForm';
 import { describePermissions } from './permissions';
 
 // Lists show the key already shortened ("wpk_1a2b3c4d…"); shorten a full one the same way.
-const prefixOf = (k: ApiKey) => k.key_prefix ?? (k.key ? (k.key.endsWith('…') ? k.key : `${k.key.slice(0, 12)}…`) : '—');
+const prefixOf = (k: ApiKey) =>
+  k.key_prefix ?? (k.key ? (k.key.endsWith('…') ? k.key : `${k.key.slice(0, 12)}…`) : '—');
 
 export function KeysTab() {
   const toast = useToast();
@@ -46,21 +47,32 @@ export function KeysTab() {
       <div className="section-header">
         <div>
           <h2 tabIndex={-1} ref={heading}>API keys</h2>
-          <p className="muted">Applications send a key and its secret as <code>Access-Token</code> and <code>Access-Secret</code> headers to read data through the REST API.</p>
+          <p className="muted">
+            Applications send a key and its secret as <code>Access-Token</code> and <code>Access-Secret</code> headers
+            to read data through the REST API.
+          </p>
           <PostmanLink apiUrl={data?.api_url ?? null} />
         </div>
         <button type="button" className="button button-primary" onClick={() => setAdding(true)}>Add key</button>
       </div>
       {error && <p className="form-error" role="alert">{error}</p>}
       {!keys ? <LoadingRows label="Loading keys…" /> : keys.length === 0 ? (
-        <EmptyState title="No API keys yet" action={<button type="button" className="button button-primary" onClick={() => setAdding(true)}>Add your first key</button>}>
+        <EmptyState title="No API keys yet" action={
+          <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
+            Add your first key
+          </button>
+        }>
           Create a key for each application that reads trips, bookings, customers or payments.
         </EmptyState>
       ) : (
         <div className="table-wrap">
           <table className="table" aria-label="API keys">
             <thead>
-              <tr><th scope="col">Label</th><th scope="col">Key</th><th scope="col">Permissions</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
+              <tr>
+                <th scope="col">Label</th><th scope="col">Key</th><th scope="col">Permissions</th>
+                <th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th>
+                <th scope="col"><span className="visually-hidden">Actions</span></th>
+              </tr>
             </thead>
             <tbody>
               {keys.map((k) => (
@@ -69,7 +81,8 @@ export function KeysTab() {
                     {k.label}
                     <div className="muted small">
                       {k.rate_limit ?? limits?.default ?? 'Default'}
-                      {` requests / ${limits ? windowText(limits.window_s) : 'window'}`}{k.rate_limit === null ? ' (default)' : ''}
+                      {` requests / ${limits ? windowText(limits.window_s) : 'window'}`}
+                      {k.rate_limit === null ? ' (default)' : ''}
                     </div>
                   </td>
                   <td><code className="mono small">{prefixOf(k)}</code></td>
@@ -78,12 +91,20 @@ export function KeysTab() {
                   <td className="small nowrap">{formatDate(k.created_at)}</td>
                   <td className="small nowrap">
                     {timeAgo(k.last_used_at)}
-                    <div><a className="plain-link small" href={`#/logs?view=usage&key=${encodeURIComponent(k.id)}`} aria-label={`Usage of ${k.label}`}>Usage</a></div>
+                    <div>
+                      <a className="plain-link small" href={`#/logs?view=usage&key=${encodeURIComponent(k.id)}`}
+                        aria-label={`Usage of ${k.label}`}>Usage</a>
+                    </div>
                   </td>
                   <td className="actions">
-                    <button type="button" className="button button-small" onClick={() => setEditing(k)} aria-label={`Edit ${k.label}`}>Edit</button>
-                    <button type="button" className="button button-small" onClick={() => setActive(k, !k.active)} aria-label={`${k.active ? 'Disable' : 'Enable'} ${k.label}`}>{k.active ? 'Disable' : 'Enable'}</button>
-                    <button type="button" className="button button-small button-danger-ghost" onClick={() => setDeleting(k)} aria-label={`Delete ${k.label}`}>Delete</button>
+                    <button type="button" className="button button-small" onClick={() => setEditing(k)}
+                      aria-label={`Edit ${k.label}`}>Edit</button>
+                    <button type="button" className="button button-small" onClick={() => setActive(k, !k.active)}
+                      aria-label={`${k.active ? 'Disable' : 'Enable'} ${k.label}`}>
+                      {k.active ? 'Disable' : 'Enable'}
+                    </button>
+                    <button type="button" className="button button-small button-danger-ghost"
+                      onClick={() => setDeleting(k)} aria-label={`Delete ${k.label}`}>Delete</button>
                   </td>
                 </tr>
               ))}
@@ -91,8 +112,14 @@ export function KeysTab() {
           </table>
         </div>
       )}
-      {adding && <CreateKeyDialog limits={limits} apiUrl={data?.api_url ?? null} onClose={() => setAdding(false)} onCreated={() => void refresh()} />}
-      {editing && <EditKeyDialog apiKey={editing} limits={limits} onClose={() => setEditing(null)} onSaved={() => void refresh()} />}
+      {adding && (
+        <CreateKeyDialog limits={limits} apiUrl={data?.api_url ?? null} onClose={() => setAdding(false)}
+          onCreated={() => void refresh()} />
+      )}
+      {editing && (
+        <EditKeyDialog apiKey={editing} limits={limits} onClose={() => setEditing(null)}
+          onSaved={() => void refresh()} />
+      )}
       {deleting && (
         <ConfirmDialog
           title={`Delete “${deleting.label}”?`}
@@ -105,7 +132,10 @@ export function KeysTab() {
             await refresh();
           }}
         >
-          <p>Applications using <code>{prefixOf(deleting)}</code> will get 401 from now on. This cannot be undone; to pause a key instead, disable it.</p>
+          <p>
+            Applications using <code>{prefixOf(deleting)}</code> will get 401 from now on. This cannot be undone; to
+            pause a key instead, disable it.
+          </p>
         </ConfirmDialog>
       )}
     </>

@@ -20,7 +20,8 @@ const toIso = (local: string) => (local ? new Date(local).toISOString() : '');
 const toLocal = (iso: string | null) => {
   if (!iso) return '';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  if (Number.isNaN(d.getTime())) return '';
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 
 export function DeliveriesLog({ params }: { params: URLSearchParams }) {
@@ -47,17 +48,20 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
   const key = JSON.stringify({ ...filters, page });
   const { q: _q, ...listFilters } = filters;
   const { data, error } = usePolling(async () => (search === null ? null
-    : get<Page<Delivery>>(`/deliveries${query({ ...listFilters, ...search, page, perpage: PER_PAGE })}`)), [key], LIVE_INTERVAL_MS);
+    : get<Page<Delivery>>(`/deliveries${query({ ...listFilters, ...search, page, perpage: PER_PAGE })}`)),
+  [key], LIVE_INTERVAL_MS);
   const set = (changes: Record<string, string | null>) => updateLogParams(params, { page: null, ...changes });
   const hasFilters = Object.values(filters).some(Boolean);
 
   return (
     <>
-      <form className="filters" onSubmit={(e) => { e.preventDefault(); set({ q: typed.trim() }); }} aria-label="Filter deliveries">
+      <form className="filters" aria-label="Filter deliveries"
+        onSubmit={(e) => { e.preventDefault(); set({ q: typed.trim() }); }}>
         <label className="filter-search">
           <span className="field-label">Search</span>
           <input type="search" aria-label="Search deliveries" value={typed} placeholder="dlv_…, evt_… or booking 1042"
-            onChange={(e) => setTyped(e.target.value)} onBlur={() => { if (typed.trim() !== filters.q) set({ q: typed.trim() }); }} />
+            onChange={(e) => setTyped(e.target.value)}
+            onBlur={() => { if (typed.trim() !== filters.q) set({ q: typed.trim() }); }} />
         </label>
         <label>
           <span className="field-label">Webhook</span>
@@ -85,56 +89,85 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
         </label>
         <label>
           <span className="field-label">From</span>
-          <input type="datetime-local" aria-label="From" value={toLocal(filters.since)} onChange={(e) => set({ since: toIso(e.target.value) })} />
+          <input type="datetime-local" aria-label="From" value={toLocal(filters.since)}
+            onChange={(e) => set({ since: toIso(e.target.value) })} />
         </label>
         <label>
           <span className="field-label">To</span>
-          <input type="datetime-local" aria-label="To" value={toLocal(filters.until)} onChange={(e) => set({ until: toIso(e.target.value) })} />
+          <input type="datetime-local" aria-label="To" value={toLocal(filters.until)}
+            onChange={(e) => set({ until: toIso(e.target.value) })} />
         </label>
-        {hasFilters && <button type="button" className="link-button" onClick={() => updateLogParams(new URLSearchParams(), {})}>Clear filters</button>}
-        <span className="live-indicator" title="This list updates automatically"><span className="live-dot" aria-hidden="true" /> Live</span>
+        {hasFilters && (
+          <button type="button" className="link-button" onClick={() => updateLogParams(new URLSearchParams(), {})}>
+            Clear filters
+          </button>
+        )}
+        <span className="live-indicator" title="This list updates automatically">
+          <span className="live-dot" aria-hidden="true" /> Live
+        </span>
       </form>
       {search === null && (
         <p className="form-error" role="alert">
-          Search for a delivery id (dlv_…), an event id (evt_…), or a record: its id, or a name and id such as booking 1042.
+          Search for a delivery id (dlv_…), an event id (evt_…), or a record: its id, or a name and id such as
+          booking 1042.
         </p>
       )}
       {error && <p className="form-error" role="alert">{error}</p>}
-      {search === null ? null : !data ? <LoadingRows label="Loading deliveries…" rows={5} /> : data.items.length === 0 ? (
+      {search === null ? null : !data ? <LoadingRows label="Loading deliveries…" rows={5} />
+        : data.items.length === 0 ? (
         <EmptyState title={hasFilters ? 'No deliveries match these filters' : 'No deliveries yet'}>
-          {hasFilters ? 'Try a wider time range or another status.' : 'Deliveries appear here as soon as an event is sent to a webhook. Send a test from a webhook to see one.'}
+          {hasFilters
+            ? 'Try a wider time range or another status.'
+            : 'Deliveries appear here as soon as an event is sent to a webhook. Send a test from a webhook to see one.'}
         </EmptyState>
       ) : (
         <>
           <div className="table-wrap">
             <table className="table table-hover" aria-label="Deliveries">
               <thead>
-                <tr><th scope="col">Status</th><th scope="col">Event</th><th scope="col">Webhook</th><th scope="col">Attempts</th><th scope="col">Created</th><th scope="col"><span className="visually-hidden">Details</span></th></tr>
+                <tr>
+                  <th scope="col">Status</th><th scope="col">Event</th><th scope="col">Webhook</th>
+                  <th scope="col">Attempts</th><th scope="col">Created</th>
+                  <th scope="col"><span className="visually-hidden">Details</span></th>
+                </tr>
               </thead>
               <tbody>
                 {data.items.map((d) => (
-                  <tr key={d.id} data-delivery={d.id} aria-selected={openId === d.id} onClick={() => updateLogParams(params, { delivery: d.id })}>
+                  <tr key={d.id} data-delivery={d.id} aria-selected={openId === d.id}
+                    onClick={() => updateLogParams(params, { delivery: d.id })}>
                     <td>
-                      <Badge tone={deliveryTone(d.status)}>{deliveryLabel(d.status)}{d.last_status ? ` · ${d.last_status}` : ''}</Badge>
+                      <Badge tone={deliveryTone(d.status)}>
+                        {deliveryLabel(d.status)}{d.last_status ? ` · ${d.last_status}` : ''}
+                      </Badge>
                     </td>
                     <td>
                       <span className="mono small">{d.event_type}</span>
-                      {recordLabel(d.resource, d.record_id) && <div className="small" data-testid="record">{recordLabel(d.resource, d.record_id)}</div>}
+                      {recordLabel(d.resource, d.record_id) && (
+                        <div className="small" data-testid="record">{recordLabel(d.resource, d.record_id)}</div>
+                      )}
                       {d.test && <span className="chip chip-test">Test</span>}
                       {d.redelivery_of && <span className="chip">Redelivery</span>}
                     </td>
                     <td>{d.webhook_name ?? <span className="muted">{d.webhook_id}</span>}</td>
-                    <td>{d.attempts}{d.status === 'pending' && d.next_attempt_at ? <div className="muted small">next at {formatTime(d.next_attempt_at)}</div> : null}</td>
+                    <td>
+                      {d.attempts}
+                      {d.status === 'pending' && d.next_attempt_at
+                        ? <div className="muted small">next at {formatTime(d.next_attempt_at)}</div> : null}
+                    </td>
                     <td className="small nowrap" title={formatDate(d.created_at)}>{timeAgo(d.created_at)}</td>
                     <td className="actions">
-                      <button type="button" className="button button-small" onClick={(e) => { e.stopPropagation(); updateLogParams(params, { delivery: d.id }); }} aria-label={`Details of delivery ${d.id}`}>Details</button>
+                      <button type="button" className="button button-small" aria-label={`Details of delivery ${d.id}`}
+                        onClick={(e) => { e.stopPropagation(); updateLogParams(params, { delivery: d.id }); }}>
+                        Details
+                      </button>
                     </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
-          <Pagination page={page} perpage={PER_PAGE} total={data.total} onPage={(p) => updateLogParams(params, { page: String(p) })} />
+          <Pagination page={page} perpage={PER_PAGE} total={data.total}
+            onPage={(p) => updateLogParams(params, { page: String(p) })} />
         </>
       )}
       {openId && <DeliveryPanel id={openId} onClose={() => updateLogParams(params, { delivery: null })} />}
