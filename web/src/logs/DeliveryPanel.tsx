@@ -29,7 +29,9 @@ function AttemptCard({ a, open }: { a: Attempt; open: boolean }) {
     <details className="attempt" open={open} data-testid="attempt">
       <summary>
         <span className="attempt-title">Attempt {a.attempt}</span>
-        <Badge tone={a.success ? 'green' : 'red'}>{a.success ? 'Succeeded' : 'Failed'}{a.response ? ` · ${a.response.status}` : ''}</Badge>
+        <Badge tone={a.success ? 'green' : 'red'}>
+          {a.success ? 'Succeeded' : 'Failed'}{a.response ? ` · ${a.response.status}` : ''}
+        </Badge>
         <span className="muted small">{formatDate(a.started_at)} · {a.duration_ms} ms</span>
       </summary>
       {a.error && <p className="reason"><strong>Error:</strong> {a.error}</p>}
@@ -46,8 +48,12 @@ function AttemptCard({ a, open }: { a: Attempt; open: boolean }) {
           <h4>Request</h4>
           <p className="mono small">POST {a.request.url}</p>
           <Headers headers={a.request.headers} label={`Attempt ${a.attempt} request headers`} />
-          <div className="code-header"><span className="small muted">Body</span><CopyButton text={a.request.body} what="request body" /></div>
-          <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} request body`}>{prettyBody(a.request.body)}</pre>
+          <div className="code-header">
+            <span className="small muted">Body</span><CopyButton text={a.request.body} what="request body" />
+          </div>
+          <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} request body`}>
+            {prettyBody(a.request.body)}
+          </pre>
         </section>
         <section aria-label={`Attempt ${a.attempt} response`}>
           <h4>Response</h4>
@@ -56,7 +62,9 @@ function AttemptCard({ a, open }: { a: Attempt; open: boolean }) {
               <p className="small">HTTP <strong>{a.response.status}</strong></p>
               <Headers headers={a.response.headers} label={`Attempt ${a.attempt} response headers`} />
               <div className="code-header"><span className="small muted">Body</span></div>
-              <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} response body`}>{prettyBody(a.response.body) || <span className="muted">(empty)</span>}</pre>
+              <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} response body`}>
+                {prettyBody(a.response.body) || <span className="muted">(empty)</span>}
+              </pre>
             </>
           ) : <p className="muted small">No response was received.</p>}
         </section>
@@ -76,13 +84,18 @@ function DeliverySkeleton() {
         {bar('84px')}{bar('120px')}<span className="skeleton skeleton-button push-right" />
       </div>
       <div className="facts" aria-hidden="true">
-        {['Webhook', 'Delivery ID', 'Event ID', 'Created'].map((k) => <div key={k}><div className="small muted">{k}</div>{bar('70%')}</div>)}
+        {['Webhook', 'Delivery ID', 'Event ID', 'Created'].map((k) => (
+          <div key={k}><div className="small muted">{k}</div>{bar('70%')}</div>
+        ))}
       </div>
       <h3 aria-hidden="true">{bar('110px')}</h3>
       <div className="attempt skeleton-attempt" aria-hidden="true" />
     </div>
   );
 }
+
+/** The log's current parameters (the URL hash's query), to change one of them. */
+const paramsNow = () => new URLSearchParams(window.location.hash.split('?')[1] ?? '');
 
 export function DeliveryPanel({ id, onClose }: { id: string; onClose: () => void }) {
   const toast = useToast();
@@ -95,7 +108,7 @@ export function DeliveryPanel({ id, onClose }: { id: string; onClose: () => void
       const created = await post<{ id?: string; delivery_id?: string }>(`/deliveries/${id}/redeliver`);
       toast('Redelivery queued');
       const newId = created?.id ?? created?.delivery_id;
-      if (newId) updateLogParams(new URLSearchParams(window.location.hash.split('?')[1] ?? ''), { delivery: newId, page: null });
+      if (newId) updateLogParams(paramsNow(), { delivery: newId, page: null });
     } catch (err) {
       toast(err instanceof ApiError ? err.message : String(err), 'error');
     } finally {
@@ -112,7 +125,8 @@ export function DeliveryPanel({ id, onClose }: { id: string; onClose: () => void
             <Badge tone={deliveryTone(d.status)}>{deliveryLabel(d.status)}</Badge>
             <span className="mono small">{d.event_type}</span>
             {d.test && <span className="chip chip-test">Test</span>}
-            <button type="button" className="button button-primary button-small push-right" onClick={redeliver} disabled={busy}>{busy ? 'Queuing…' : 'Redeliver'}</button>
+            <button type="button" className="button button-primary button-small push-right" onClick={redeliver}
+              disabled={busy}>{busy ? 'Queuing…' : 'Redeliver'}</button>
           </div>
           <dl className="facts">
             <div><dt>Webhook</dt><dd>{d.webhook_name ?? d.webhook_id}</dd></div>
@@ -120,13 +134,28 @@ export function DeliveryPanel({ id, onClose }: { id: string; onClose: () => void
             <div><dt>Event ID</dt><dd className="mono">{d.event_id}</dd></div>
             <div><dt>Created</dt><dd>{formatDate(d.created_at)}</dd></div>
             {d.completed_at && <div><dt>Completed</dt><dd>{formatDate(d.completed_at)}</dd></div>}
-            {d.status === 'pending' && d.next_attempt_at && <div><dt>Next attempt</dt><dd>{formatDate(d.next_attempt_at)}</dd></div>}
+            {d.status === 'pending' && d.next_attempt_at && (
+              <div><dt>Next attempt</dt><dd>{formatDate(d.next_attempt_at)}</dd></div>
+            )}
             {d.cancel_reason && <div><dt>Cancelled</dt><dd>{d.cancel_reason}</dd></div>}
-            {d.redelivery_of && <div><dt>Redelivery of</dt><dd><a className="mono" href="#" onClick={(e) => { e.preventDefault(); updateLogParams(new URLSearchParams(window.location.hash.split('?')[1] ?? ''), { delivery: d.redelivery_of }); }}>{d.redelivery_of}</a></dd></div>}
+            {d.redelivery_of && (
+              <div>
+                <dt>Redelivery of</dt>
+                <dd>
+                  <a className="mono" href="#" onClick={(e) => {
+                    e.preventDefault();
+                    updateLogParams(paramsNow(), { delivery: d.redelivery_of });
+                  }}>{d.redelivery_of}</a>
+                </dd>
+              </div>
+            )}
           </dl>
           <h3>Attempts ({d.attempts.length})</h3>
-          {d.attempts.length === 0 ? <p className="muted">No attempt yet{d.status === 'pending' ? ': the first one starts in a moment.' : '.'}</p>
-            : [...d.attempts].reverse().map((a, i) => <AttemptCard key={a.attempt} a={a} open={i === 0} />)}
+          {d.attempts.length === 0 ? (
+            <p className="muted">
+              No attempt yet{d.status === 'pending' ? ': the first one starts in a moment.' : '.'}
+            </p>
+          ) : [...d.attempts].reverse().map((a, i) => <AttemptCard key={a.attempt} a={a} open={i === 0} />)}
         </div>
       )}
     </Dialog>

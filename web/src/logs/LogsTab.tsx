@@ -20,12 +20,15 @@ export function LogsTab({ params }: { params: URLSearchParams }) {
       <div className="section-header">
         <div>
           <h2 tabIndex={-1} ref={heading}>Logs</h2>
-          <p className="muted">Every webhook delivery with its attempts, the failure e-mails sent, and each key&rsquo;s API use.</p>
+          <p className="muted">
+            Every webhook delivery with its attempts, the failure e-mails sent, and each key&rsquo;s API use.
+          </p>
         </div>
       </div>
       <div className="segmented" role="group" aria-label="Log type">
         {VIEWS.map((v) => (
-          <button key={v.id} type="button" aria-pressed={view.id === v.id} onClick={() => updateLogParams(new URLSearchParams(), { view: v.id === 'deliveries' ? null : v.id })}>
+          <button key={v.id} type="button" aria-pressed={view.id === v.id}
+            onClick={() => updateLogParams(new URLSearchParams(), { view: v.id === 'deliveries' ? null : v.id })}>
             {v.label}
           </button>
         ))}

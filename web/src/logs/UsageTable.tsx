@@ -19,7 +19,9 @@ function DayBars({ days }: { days: KeyUsage['days'] }) {
   return (
     <div className="bars" aria-hidden="true">
       {slots.map((d) => (
-        <span key={d.day} className={`bar${d.requests ? '' : ' bar-empty'}`} style={{ height: `${d.requests ? Math.max(4, (d.requests / max) * 28) : 2}px` }} title={`${d.day}: ${d.requests} requests`} />
+        <span key={d.day} className={`bar${d.requests ? '' : ' bar-empty'}`}
+          style={{ height: `${d.requests ? Math.max(4, (d.requests / max) * 28) : 2}px` }}
+          title={`${d.day}: ${d.requests} requests`} />
       ))}
     </div>
   );
@@ -38,24 +40,35 @@ export function UsageTable({ keyId = null }: { keyId?: string | null }) {
       {keyId && all && (
         <p className="small">
           {data?.length ? <>Showing <strong>{data[0].label}</strong> only. </> : 'This key no longer exists. '}
-          <button type="button" className="link-button" onClick={() => updateLogParams(new URLSearchParams(), { view: 'usage' })}>Show all keys</button>
+          <button type="button" className="link-button"
+            onClick={() => updateLogParams(new URLSearchParams(), { view: 'usage' })}>Show all keys</button>
         </p>
       )}
       {!data ? <p className="muted" aria-busy="true">Loading usage…</p> : data.length === 0 ? (
-        <EmptyState title="No API keys yet">Create a key in the API Keys tab; its requests are counted here.</EmptyState>
+        <EmptyState title="No API keys yet">
+          Create a key in the API Keys tab; its requests are counted here.
+        </EmptyState>
       ) : (
         <div className="table-wrap">
           <table className="table" aria-label="API usage per key">
             <thead>
-              <tr><th scope="col">Key</th><th scope="col" className="num">Requests</th><th scope="col" className="num">4xx errors</th><th scope="col" className="num">429 rate-limited</th><th scope="col">Last 7 days</th></tr>
+              <tr>
+                <th scope="col">Key</th><th scope="col" className="num">Requests</th>
+                <th scope="col" className="num">4xx errors</th><th scope="col" className="num">429 rate-limited</th>
+                <th scope="col">Last 7 days</th>
+              </tr>
             </thead>
             <tbody>
               {data.map((u) => (
                 <tr key={u.key_id} data-usage={u.label}>
                   <td className="strong">{u.label}</td>
                   <td className="num" data-testid="usage-requests">{u.totals.requests.toLocaleString()}</td>
-                  <td className={`num${u.totals.client_errors ? ' text-amber' : ''}`} data-testid="usage-4xx">{u.totals.client_errors.toLocaleString()}</td>
-                  <td className={`num${u.totals.rate_limited ? ' text-red' : ''}`}>{u.totals.rate_limited.toLocaleString()}</td>
+                  <td className={`num${u.totals.client_errors ? ' text-amber' : ''}`} data-testid="usage-4xx">
+                    {u.totals.client_errors.toLocaleString()}
+                  </td>
+                  <td className={`num${u.totals.rate_limited ? ' text-red' : ''}`}>
+                    {u.totals.rate_limited.toLocaleString()}
+                  </td>
                   <td><DayBars days={u.days} /></td>
                 </tr>
               ))}
