@@ -32,9 +32,12 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
-    res = await fetch(`/admin/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+    res = await fetch(`/admin/api${path}`, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin',
+    });
   } catch {
-    throw new ApiError(0, 'network_error', 'Waypost could not be reached. Check that it is running, then try again.', null);
+    throw new ApiError(0, 'network_error',
+      'Waypost could not be reached. Check that it is running, then try again.', null);
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
@@ -43,7 +46,8 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     const p = (data ?? {}) as { code?: string; detail?: string; title?: string; field?: string; parameter?: string };
     const field = p.field ?? p.parameter ?? null;
     if (res.status === 401 && path !== '/session') unauthorizedListeners.forEach((l) => l());
-    throw new ApiError(res.status, p.code ?? 'error', cleanDetail(p.detail ?? p.title ?? `Request failed (${res.status})`, field), field);
+    const detail = cleanDetail(p.detail ?? p.title ?? `Request failed (${res.status})`, field);
+    throw new ApiError(res.status, p.code ?? 'error', detail, field);
   }
   return data as T;
 }

@@ -35,7 +35,8 @@ const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 export const formatTime = (iso: string | null | undefined) => (iso ? timeOnly.format(new Date(iso)) : '—');
 
 const SINGULAR: Record<string, string> = {
-  bookings: 'booking', trips: 'trip', customers: 'customer', payments: 'payment', enquiries: 'enquiry', reviews: 'review',
+  bookings: 'booking', trips: 'trip', customers: 'customer', payments: 'payment', enquiries: 'enquiry',
+  reviews: 'review',
 };
 
 /** "bookings", 1042 → "booking 1042": which record an event concerns. */

@@ -3,7 +3,8 @@
 import type { DeliveryStatus } from '../../src/admin/console-types.js';
 
 export type {
-  AlertView as Alert, AttemptView as Attempt, DeliveryDetail, DeliveryStatus, DeliveryView as Delivery, KeyUsage, LogWebhook, Page,
+  AlertView as Alert, AttemptView as Attempt, DeliveryDetail, DeliveryStatus, DeliveryView as Delivery, KeyUsage,
+  LogWebhook, Page,
   UsageCounts,
 } from '../../src/admin/console-types.js';
 

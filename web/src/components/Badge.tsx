@@ -16,4 +16,6 @@ export function deliveryTone(status: string): Tone {
   return status === 'succeeded' ? 'green' : status === 'failed' ? 'red' : status === 'pending' ? 'blue' : 'grey';
 }
 
-export const deliveryLabel = (status: string) => ({ succeeded: 'Succeeded', failed: 'Failed', pending: 'Pending', cancelled: 'Cancelled' }[status] ?? status);
+export const deliveryLabel = (status: string) => ({
+  succeeded: 'Succeeded', failed: 'Failed', pending: 'Pending', cancelled: 'Cancelled',
+}[status] ?? status);

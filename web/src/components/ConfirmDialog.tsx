@@ -33,7 +33,8 @@ export function ConfirmDialog({ title, children, confirmLabel, danger, onConfirm
       footer={(
         <>
           <button type="button" className="button" onClick={onClose} data-autofocus>Cancel</button>
-          <button type="button" className={`button ${danger ? 'button-danger' : 'button-primary'}`} onClick={confirm} disabled={busy}>
+          <button type="button" className={`button ${danger ? 'button-danger' : 'button-primary'}`}
+            onClick={confirm} disabled={busy}>
             {busy ? 'Working…' : confirmLabel}
           </button>
         </>

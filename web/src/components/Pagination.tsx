@@ -1,5 +1,7 @@
 // Previous / next page controls with "1–25 of 230".
-export function Pagination({ page, perpage, total, onPage }: { page: number; perpage: number; total: number; onPage: (p: number) => void }) {
+export function Pagination({ page, perpage, total, onPage }: {
+  page: number; perpage: number; total: number; onPage: (p: number) => void;
+}) {
   const pages = Math.max(1, Math.ceil(total / perpage));
   const from = total === 0 ? 0 : (page - 1) * perpage + 1;
   const to = Math.min(total, page * perpage);
@@ -7,9 +9,11 @@ export function Pagination({ page, perpage, total, onPage }: { page: number; per
     <nav className="pagination" aria-label="Pagination">
       <span className="muted">{total === 0 ? 'No results' : `${from}–${to} of ${total}`}</span>
       <div className="pagination-buttons">
-        <button type="button" className="button button-small" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
+        <button type="button" className="button button-small" disabled={page <= 1}
+          onClick={() => onPage(page - 1)}>Previous</button>
         <span className="muted">Page {page} of {pages}</span>
-        <button type="button" className="button button-small" disabled={page >= pages} onClick={() => onPage(page + 1)}>Next</button>
+        <button type="button" className="button button-small" disabled={page >= pages}
+          onClick={() => onPage(page + 1)}>Next</button>
       </div>
     </nav>
   );

@@ -27,14 +27,21 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void
       <form onSubmit={submit} noValidate>
         {error && !error.field && <p className="form-error" role="alert">{error.message}</p>}
         <Field label="E-mail" error={error?.field === 'email' ? error.message : null}>
-          <input type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus required />
+          <input type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)}
+            autoFocus required />
         </Field>
         <Field label="Password" error={error?.field === 'password' ? error.message : null}>
-          <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+          <input type="password" autoComplete="current-password" value={password}
+            onChange={(e) => setPassword(e.target.value)} required />
         </Field>
-        <button type="submit" className="button button-primary button-block" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" className="button button-primary button-block" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
-      <p className="auth-note muted">No account yet? Use the one-time setup link printed by <code>npm start</code>, or run <code>npx waypost admin create --email you@example.com</code>.</p>
+      <p className="auth-note muted">
+        No account yet? Use the one-time setup link printed by <code>npm start</code>, or
+        run <code>npx waypost admin create --email you@example.com</code>.
+      </p>
     </AuthLayout>
   );
 }

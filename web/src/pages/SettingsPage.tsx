@@ -24,7 +24,10 @@ export function SettingsPage() {
   const [busy, setBusy] = useState(false);
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
   const heading = useView('Alerts & retention');
-  const saved = settings ? { email: settings.alert_email_source === 'setting' ? settings.alert_email ?? '' : '', days: String(settings.log_retention_days) } : null;
+  const saved = settings ? {
+    email: settings.alert_email_source === 'setting' ? settings.alert_email ?? '' : '',
+    days: String(settings.log_retention_days),
+  } : null;
   useUnsavedChanges(saved !== null && (email !== saved.email || days !== saved.days));
 
   const load = (s: Settings) => {
@@ -64,21 +67,33 @@ export function SettingsPage() {
           <h2>Failure alerts</h2>
           <Field
             label="Alert e-mail address"
-            hint={`Currently ${settings.alert_email ?? 'none'} — ${SOURCE[settings.alert_email_source]} Leave empty to use the default.`}
+            hint={`Currently ${settings.alert_email ?? 'none'} — ${SOURCE[settings.alert_email_source]} `
+              + 'Leave empty to use the default.'}
             error={fieldErrors.alert_email ?? (error?.field === 'alert_email' ? error.message : null)}
           >
-            <input type="email" value={email} placeholder={settings.alert_email_source === 'setting' ? '' : settings.alert_email ?? 'ops@example.com'} onChange={(e) => setEmail(e.target.value)} autoComplete="email" />
+            <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email"
+              placeholder={settings.alert_email_source === 'setting' ? ''
+                : settings.alert_email ?? 'ops@example.com'} />
           </Field>
           <div className="callout callout-blue small">
-            Failure e-mails are always sent: a warning after the 3rd and 4th failed attempt, and a critical alert when a webhook is disabled. They cannot be switched off here.
-            {!settings.smtp_configured && <> SMTP is not configured (<code>SMTP_URL</code>), so alerts are stored and shown under Logs › E-mail alerts.</>}
+            Failure e-mails are always sent: a warning after the 3rd and 4th failed attempt, and a critical alert when a
+            webhook is disabled. They cannot be switched off here.
+            {!settings.smtp_configured && (
+              <> SMTP is not configured (<code>SMTP_URL</code>), so alerts are stored and shown under Logs › E-mail
+              alerts.</>
+            )}
           </div>
           <h2>Delivery logs</h2>
-          <Field label="Keep delivery logs for (days)" hint="Deliveries, attempts and alerts older than this are deleted automatically. 1 to 3650 days." error={fieldErrors.log_retention_days ?? (error?.field === 'log_retention_days' ? error.message : null)}>
-            <input type="text" inputMode="numeric" className="input-short" value={days} onChange={(e) => setDays(e.target.value)} />
+          <Field label="Keep delivery logs for (days)"
+            hint="Deliveries, attempts and alerts older than this are deleted automatically. 1 to 3650 days."
+            error={fieldErrors.log_retention_days ?? (error?.field === 'log_retention_days' ? error.message : null)}>
+            <input type="text" inputMode="numeric" className="input-short" value={days}
+              onChange={(e) => setDays(e.target.value)} />
           </Field>
           <div className="form-actions">
-            <button type="submit" className="button button-primary" disabled={busy}>{busy ? 'Saving…' : 'Save settings'}</button>
+            <button type="submit" className="button button-primary" disabled={busy}>
+              {busy ? 'Saving…' : 'Save settings'}
+            </button>
           </div>
         </form>
       )}

@@ -81,19 +81,26 @@ export function SetupPage({ token, next, onDone }: Props) {
     );
   }
   return (
-    <AuthLayout title="Create the first admin" subtitle="This one-time link sets up the account that manages Waypost. Failure alerts go to this address unless you choose another.">
+    <AuthLayout title="Create the first admin" subtitle={'This one-time link sets up the account that manages '
+      + 'Waypost. Failure alerts go to this address unless you choose another.'}>
       <form onSubmit={submit} noValidate>
         {error && !error.field && <p className="form-error" role="alert">{error.message}</p>}
         <Field label="E-mail" error={fieldErrors.email ?? (error?.field === 'email' ? error.message : null)}>
-          <input type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus required />
+          <input type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)}
+            autoFocus required />
         </Field>
-        <Field label="Password" hint="At least 10 characters." error={fieldErrors.password ?? (error?.field === 'password' ? error.message : null)}>
-          <input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+        <Field label="Password" hint="At least 10 characters."
+          error={fieldErrors.password ?? (error?.field === 'password' ? error.message : null)}>
+          <input type="password" autoComplete="new-password" value={password}
+            onChange={(e) => setPassword(e.target.value)} required />
         </Field>
         <Field label="Repeat password" error={fieldErrors.confirm ?? null}>
-          <input type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} required />
+          <input type="password" autoComplete="new-password" value={confirm}
+            onChange={(e) => setConfirm(e.target.value)} required />
         </Field>
-        <button type="submit" className="button button-primary button-block" disabled={busy}>{busy ? 'Creating…' : 'Create admin and sign in'}</button>
+        <button type="submit" className="button button-primary button-block" disabled={busy}>
+          {busy ? 'Creating…' : 'Create admin and sign in'}
+        </button>
       </form>
     </AuthLayout>
   );

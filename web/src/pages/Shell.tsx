@@ -3,7 +3,9 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import { del } from '../api';
 import { labelTableCells } from '../components/tableCards';
 
-export function Shell({ email, section, onSignedOut, children }: { email: string; section: string; onSignedOut: () => void; children: ReactNode }) {
+export function Shell({ email, section, onSignedOut, children }: {
+  email: string; section: string; onSignedOut: () => void; children: ReactNode;
+}) {
   const signOut = async () => {
     try {
       await del('/session');
@@ -16,7 +18,8 @@ export function Shell({ email, section, onSignedOut, children }: { email: string
   const onSettings = section === 'settings';
   return (
     <div className="app">
-      <a href="#main" className="skip-link" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
+      <a href="#main" className="skip-link"
+        onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
       <header className="topbar">
         <div className="brand"><span className="brand-mark" aria-hidden="true">W</span> Waypost</div>
         <div className="topbar-account">

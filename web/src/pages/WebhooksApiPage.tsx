@@ -18,10 +18,15 @@ export function WebhooksApiPage({ route }: { route: Route }) {
     <>
       <p className="breadcrumb">Settings <span aria-hidden="true">/</span> Webhooks &amp; API</p>
       <h1>Webhooks &amp; API</h1>
-      <p className="lede muted">Push booking events to your systems with signed webhooks, and let applications read trips, bookings, customers and payments with API keys.</p>
+      <p className="lede muted">
+        Push booking events to your systems with signed webhooks, and let applications read trips, bookings,
+        customers and payments with API keys.
+      </p>
       <nav className="tabs" aria-label="Webhooks and API">
         {TABS.map((t) => (
-          <a key={t.id} href={`#/${t.id}`} className="tab" aria-current={tab === t.id ? 'page' : undefined}>{t.label}</a>
+          <a key={t.id} href={`#/${t.id}`} className="tab" aria-current={tab === t.id ? 'page' : undefined}>
+            {t.label}
+          </a>
         ))}
       </nav>
       <section className="tab-panel">
