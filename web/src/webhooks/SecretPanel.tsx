@@ -53,22 +53,33 @@ export function SecretPanel({ webhookId, initialSecret, previousExpiresAt, onRot
       <div className="card-header">
         <div>
           <h3>Signing secret</h3>
-          <p className="muted small">Verify the <code>X-Waypost-Signature</code> header (HMAC-SHA256 of the raw body) with this secret to know a request came from Waypost.</p>
+          <p className="muted small">
+            Verify the <code>X-Waypost-Signature</code> header (HMAC-SHA256 of the raw body) with this secret to know
+            a request came from Waypost.
+          </p>
         </div>
       </div>
       <div className="secret-row">
-        <code className="secret-value" data-testid="webhook-secret" aria-label="Signing secret">{revealed && secret ? secret : 'whsec_' + '•'.repeat(24)}</code>
-        {revealed ? <button type="button" className="button button-small" onClick={() => setRevealed(false)}>Hide</button>
+        <code className="secret-value" data-testid="webhook-secret" aria-label="Signing secret">
+          {revealed && secret ? secret : 'whsec_' + '•'.repeat(24)}
+        </code>
+        {revealed
+          ? <button type="button" className="button button-small" onClick={() => setRevealed(false)}>Hide</button>
           : <button type="button" className="button button-small" onClick={reveal}>Reveal</button>}
         {revealed && secret && <CopyButton text={secret} what="signing secret" />}
       </div>
       <div className="secret-row">
-        <button type="button" className="button button-small" onClick={() => setDialog('rotate')}>Rotate secret…</button>
-        <button type="button" className="button button-small" onClick={() => setDialog('regenerate')}>Regenerate now…</button>
+        <button type="button" className="button button-small" onClick={() => setDialog('rotate')}>
+          Rotate secret…
+        </button>
+        <button type="button" className="button button-small" onClick={() => setDialog('regenerate')}>
+          Regenerate now…
+        </button>
       </div>
       {previousExpiresAt && (
         <p className="small secret-expiry" data-testid="previous-secret-expiry">
-          The previous secret also signs until <strong>{formatDate(previousExpiresAt)}</strong>: update your receiver before then.
+          The previous secret also signs until <strong>{formatDate(previousExpiresAt)}</strong>: update your receiver
+          before then.
         </p>
       )}
       {error && <p className="form-error" role="alert">{error}</p>}
@@ -82,7 +93,10 @@ export function SecretPanel({ webhookId, initialSecret, previousExpiresAt, onRot
             toast('New signing secret created. The previous one keeps working during the grace period.');
           }}
         >
-          <p>Requests are signed with a new secret from now on. During the grace period they carry the previous secret's signature too, so your receiver keeps verifying while you update it.</p>
+          <p>
+            Requests are signed with a new secret from now on. During the grace period they carry the previous
+            secret's signature too, so your receiver keeps verifying while you update it.
+          </p>
           <Field label="Grace period">
             <select value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
               {GRACE_CHOICES.map(([seconds, label]) => <option key={seconds} value={seconds}>{label}</option>)}
@@ -101,7 +115,10 @@ export function SecretPanel({ webhookId, initialSecret, previousExpiresAt, onRot
             toast('New signing secret created. Update your receiver.');
           }}
         >
-          <p>For a leaked secret: the current secret (and any previous one still in a grace period) stops working immediately. Requests from now on are signed with the new secret only, so update your receiver right away.</p>
+          <p>
+            For a leaked secret: the current secret (and any previous one still in a grace period) stops working
+            immediately. Requests from now on are signed with the new secret only, so update your receiver right away.
+          </p>
         </ConfirmDialog>
       )}
     </div>

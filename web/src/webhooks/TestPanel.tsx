@@ -6,7 +6,9 @@ import { Field } from '../components/Field';
 import { prettyBody } from '../format';
 import type { EventTypeInfo, TestResult } from '../types';
 
-export function TestPanel({ webhookId, events, eventTypes }: { webhookId: string; events: string[]; eventTypes: EventTypeInfo[] }) {
+export function TestPanel({ webhookId, events, eventTypes }: {
+  webhookId: string; events: string[]; eventTypes: EventTypeInfo[];
+}) {
   const [eventType, setEventType] = useState(events[0] ?? eventTypes[0]?.type ?? '');
   const [result, setResult] = useState<TestResult | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -30,7 +32,9 @@ export function TestPanel({ webhookId, events, eventTypes }: { webhookId: string
       <div className="card-header">
         <div>
           <h3>Send a test event</h3>
-          <p className="muted small">Sends a sample payload, signed like a real one, and shows the response. Test deliveries appear in Logs.</p>
+          <p className="muted small">
+            Sends a sample payload, signed like a real one, and shows the response. Test deliveries appear in Logs.
+          </p>
         </div>
       </div>
       <div className="inline-form">
@@ -39,7 +43,9 @@ export function TestPanel({ webhookId, events, eventTypes }: { webhookId: string
             {eventTypes.map((t) => <option key={t.type} value={t.type}>{t.label} ({t.type})</option>)}
           </select>
         </Field>
-        <button type="button" className="button button-primary" onClick={send} disabled={busy}>{busy ? 'Sending…' : 'Send test'}</button>
+        <button type="button" className="button button-primary" onClick={send} disabled={busy}>
+          {busy ? 'Sending…' : 'Send test'}
+        </button>
       </div>
       {error && <p className="form-error" role="alert">{error}</p>}
       {result && (
@@ -54,7 +60,9 @@ export function TestPanel({ webhookId, events, eventTypes }: { webhookId: string
           {result.response && (
             <>
               <h4>Response body</h4>
-              <pre className="code-block" tabIndex={0} aria-label="Test response body">{prettyBody(result.response.body) || <span className="muted">(empty)</span>}</pre>
+              <pre className="code-block" tabIndex={0} aria-label="Test response body">
+                {prettyBody(result.response.body) || <span className="muted">(empty)</span>}
+              </pre>
             </>
           )}
         </div>

@@ -52,7 +52,8 @@ export function WebhookEditor({ id }: { id: string | null }) {
         {back}
         <div className="card">
           <h2 tabIndex={-1} ref={titleRef}>Add webhook</h2>
-          <WebhookForm initial={{ name: '', url: '', events: [] }} eventTypes={eventTypes} submitLabel="Add webhook" onSubmit={create} onCancel={() => navigate('/webhooks')} />
+          <WebhookForm initial={{ name: '', url: '', events: [] }} eventTypes={eventTypes} submitLabel="Add webhook"
+            onSubmit={create} onCancel={() => navigate('/webhooks')} />
         </div>
       </>
     );
@@ -84,14 +85,18 @@ export function WebhookEditor({ id }: { id: string | null }) {
         </div>
         <div className="status-cell">
           <Switch checked={w.active} busy={toggle.busyId === w.id} label="Webhook active" onChange={setActive} />
-          {w.active ? <Badge tone="green">Active</Badge> : isAutoDisabled(w) ? <Badge tone="red">Auto-disabled</Badge> : <Badge tone="grey">Disabled</Badge>}
+          {w.active ? <Badge tone="green">Active</Badge>
+            : isAutoDisabled(w) ? <Badge tone="red">Auto-disabled</Badge> : <Badge tone="grey">Disabled</Badge>}
         </div>
       </div>
       {isAutoDisabled(w) && (
         <div className="callout callout-red" role="alert">
           <div>
             <strong>Waypost disabled this webhook.</strong> {w.disabled_reason}
-            <p className="small">Fix the endpoint (send a test to check it), then re-enable. Cancelled deliveries can be redelivered from Logs.</p>
+            <p className="small">
+              Fix the endpoint (send a test to check it), then re-enable. Cancelled deliveries can be redelivered from
+              Logs.
+            </p>
           </div>
           <button type="button" className="button button-primary" onClick={reEnable}>Re-enable</button>
         </div>
@@ -100,20 +105,26 @@ export function WebhookEditor({ id }: { id: string | null }) {
       <div className="editor-grid">
         <div className="card">
           <h3>Details</h3>
-          <WebhookForm key={formKey} initial={{ name: w.name, url: w.url, events: w.events }} eventTypes={eventTypes} submitLabel="Save changes" onSubmit={save} />
+          <WebhookForm key={formKey} initial={{ name: w.name, url: w.url, events: w.events }} eventTypes={eventTypes}
+            submitLabel="Save changes" onSubmit={save} />
         </div>
         <div className="editor-side">
           <TestPanel webhookId={w.id} events={w.events} eventTypes={eventTypes} />
-          <SecretPanel webhookId={w.id} initialSecret={initialSecret} previousExpiresAt={w.previous_secret_expires_at} onRotated={refresh} />
+          <SecretPanel webhookId={w.id} initialSecret={initialSecret} previousExpiresAt={w.previous_secret_expires_at}
+            onRotated={refresh} />
           <div className="card">
             <h3>Deliveries</h3>
-            <p className="muted small">Created {formatDate(w.created_at)}. Every delivery and attempt is kept in the log.</p>
+            <p className="muted small">
+              Created {formatDate(w.created_at)}. Every delivery and attempt is kept in the log.
+            </p>
             <a className="button button-small" href={`#/logs?webhook_id=${w.id}`}>View deliveries</a>
           </div>
           <div className="card card-danger">
             <h3>Delete webhook</h3>
             <p className="muted small">Stops all deliveries to this endpoint. Its delivery history stays in the log.</p>
-            <button type="button" className="button button-danger" onClick={() => setConfirmDelete(true)}>Delete webhook…</button>
+            <button type="button" className="button button-danger" onClick={() => setConfirmDelete(true)}>
+              Delete webhook…
+            </button>
           </div>
         </div>
       </div>
@@ -130,7 +141,10 @@ export function WebhookEditor({ id }: { id: string | null }) {
             navigate('/webhooks');
           }}
         >
-          <p>Waypost stops sending events to <span className="mono">{w.url}</span> and cancels its pending deliveries. This cannot be undone.</p>
+          <p>
+            Waypost stops sending events to <span className="mono">{w.url}</span> and cancels its pending deliveries.
+            This cannot be undone.
+          </p>
         </ConfirmDialog>
       )}
     </>

@@ -48,7 +48,8 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
-  const dirty = values.name !== initial.name || values.url !== initial.url || !sameEvents(values.events, initial.events);
+  const dirty = values.name !== initial.name || values.url !== initial.url
+    || !sameEvents(values.events, initial.events);
   const guard = useUnsavedChanges(dirty);
 
   const toggleEvent = (type: string, on: boolean) =>
@@ -92,26 +93,34 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
       {errors.form && <p className="form-error" role="alert">{errors.form}</p>}
       {count > 1 && <p className="form-error" role="alert">Fix the {count} fields marked below.</p>}
       <div data-field="name">
-        <Field label="Name" hint={`For you: shown in lists, logs and alert e-mails. Up to ${NAME_MAX} characters.`} error={errors.name}>
-          <input type="text" value={values.name} maxLength={NAME_MAX} onChange={(e) => setValues({ ...values, name: e.target.value })} placeholder="Bookings to CRM" />
+        <Field label="Name" error={errors.name}
+          hint={`For you: shown in lists, logs and alert e-mails. Up to ${NAME_MAX} characters.`}>
+          <input type="text" value={values.name} maxLength={NAME_MAX} placeholder="Bookings to CRM"
+            onChange={(e) => setValues({ ...values, name: e.target.value })} />
         </Field>
       </div>
       <div data-field="url">
-        <Field label="Endpoint URL" hint="Where Waypost POSTs events. Must be reachable from the internet; https:// is recommended." error={errors.url}>
-          <input type="url" inputMode="url" className="mono" value={values.url} maxLength={URL_MAX} onChange={(e) => setValues({ ...values, url: e.target.value })} placeholder="https://example.com/webhooks/waypost" />
+        <Field label="Endpoint URL" error={errors.url}
+          hint="Where Waypost POSTs events. Must be reachable from the internet; https:// is recommended.">
+          <input type="url" inputMode="url" className="mono" value={values.url} maxLength={URL_MAX}
+            onChange={(e) => setValues({ ...values, url: e.target.value })}
+            placeholder="https://example.com/webhooks/waypost" />
         </Field>
       </div>
-      <fieldset data-field="events" className={`field events-fieldset${errors.events ? ' field-invalid' : ''}`} aria-describedby={errors.events ? 'events-error' : undefined}>
+      <fieldset data-field="events" className={`field events-fieldset${errors.events ? ' field-invalid' : ''}`}
+        aria-describedby={errors.events ? 'events-error' : undefined}>
         <legend className="field-label">Events</legend>
         <label className="check check-all">
-          <input type="checkbox" checked={allOn} onChange={(e) => setValues({ ...values, events: e.target.checked ? eventTypes.map((t) => t.type) : [] })} />
+          <input type="checkbox" checked={allOn}
+            onChange={(e) => setValues({ ...values, events: e.target.checked ? eventTypes.map((t) => t.type) : [] })} />
           <span>All events</span>
         </label>
         <div className="event-grid">
           {eventTypes.map((t) => (
             <div key={t.type} className="event-option">
               <label className="check check-card">
-                <input type="checkbox" checked={values.events.includes(t.type)} onChange={(e) => toggleEvent(t.type, e.target.checked)} />
+                <input type="checkbox" checked={values.events.includes(t.type)}
+                  onChange={(e) => toggleEvent(t.type, e.target.checked)} />
                 <span>
                   <span className="check-title">{t.label}</span>
                   <span className="mono small muted">{t.type}</span>
@@ -126,7 +135,9 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
       </fieldset>
       <div className="form-actions">
         {onCancel && <button type="button" className="button" onClick={cancel}>Cancel</button>}
-        <button type="submit" className="button button-primary" disabled={busy}>{busy ? 'Saving…' : submitLabel}</button>
+        <button type="submit" className="button button-primary" disabled={busy}>
+          {busy ? 'Saving…' : submitLabel}
+        </button>
       </div>
     </form>
   );

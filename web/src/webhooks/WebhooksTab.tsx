@@ -32,20 +32,27 @@ export function WebhooksTab() {
       <div className="section-header">
         <div>
           <h2 tabIndex={-1} ref={heading}>Webhooks</h2>
-          <p className="muted">Waypost POSTs a signed JSON event to each active webhook, retries failures for about an hour, then disables it and e-mails you.</p>
+          <p className="muted">
+            Waypost POSTs a signed JSON event to each active webhook, retries failures for about an hour, then
+            disables it and e-mails you.
+          </p>
         </div>
         <a className="button button-primary" href="#/webhooks/new">Add webhook</a>
       </div>
       {error && <p className="form-error" role="alert">{error}</p>}
       {!data ? <LoadingRows label="Loading webhooks…" /> : data.webhooks.length === 0 ? (
-        <EmptyState title="No webhooks yet" action={<a className="button button-primary" href="#/webhooks/new">Add your first webhook</a>}>
+        <EmptyState title="No webhooks yet"
+          action={<a className="button button-primary" href="#/webhooks/new">Add your first webhook</a>}>
           Add an endpoint to receive booking, payment, customer, enquiry and review events as they happen.
         </EmptyState>
       ) : (
         <div className="table-wrap">
           <table className="table" aria-label="Webhooks">
             <thead>
-              <tr><th scope="col">Webhook</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Last delivery</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
+              <tr>
+                <th scope="col">Webhook</th><th scope="col">Events</th><th scope="col">Status</th>
+                <th scope="col">Last delivery</th><th scope="col"><span className="visually-hidden">Actions</span></th>
+              </tr>
             </thead>
             <tbody>
               {data.webhooks.map((w) => (
@@ -56,14 +63,23 @@ export function WebhooksTab() {
                   </td>
                   <td>
                     <div className="chips">
-                      {w.events.slice(0, 3).map((e) => <span key={e} className="chip" title={e}>{data.labels.get(e) ?? e}</span>)}
-                      {w.events.length > 3 && <span className="chip chip-more" title={w.events.slice(3).join(', ')}>+{w.events.length - 3} more</span>}
+                      {w.events.slice(0, 3).map((e) => (
+                        <span key={e} className="chip" title={e}>{data.labels.get(e) ?? e}</span>
+                      ))}
+                      {w.events.length > 3 && (
+                        <span className="chip chip-more" title={w.events.slice(3).join(', ')}>
+                          +{w.events.length - 3} more
+                        </span>
+                      )}
                     </div>
                   </td>
                   <td>
                     <div className="status-cell">
-                      <Switch checked={w.active} busy={busy === w.id} label={`${w.name} active`} onChange={(v) => setActive(w, v)} />
-                      {w.active ? <Badge tone="green">Active</Badge> : isAutoDisabled(w) ? <Badge tone="red">Auto-disabled</Badge> : <Badge tone="grey">Disabled</Badge>}
+                      <Switch checked={w.active} busy={busy === w.id} label={`${w.name} active`}
+                        onChange={(v) => setActive(w, v)} />
+                      {w.active ? <Badge tone="green">Active</Badge>
+                        : isAutoDisabled(w) ? <Badge tone="red">Auto-disabled</Badge>
+                          : <Badge tone="grey">Disabled</Badge>}
                     </div>
                     {isAutoDisabled(w) && <p className="reason" data-testid="disabled-reason">{w.disabled_reason}</p>}
                   </td>
@@ -71,15 +87,22 @@ export function WebhooksTab() {
                     {w.last_delivery ? (
                       <a href={`#/logs?webhook_id=${w.id}&delivery=${w.last_delivery.id}`} className="plain-link">
                         <Badge tone={deliveryTone(w.last_delivery.status)}>
-                          {deliveryLabel(w.last_delivery.status)}{w.last_delivery.last_status ? ` · ${w.last_delivery.last_status}` : ''}
+                          {deliveryLabel(w.last_delivery.status)}
+                          {w.last_delivery.last_status ? ` · ${w.last_delivery.last_status}` : ''}
                         </Badge>
                         <div className="muted small">{timeAgo(w.last_delivery.created_at)}</div>
                       </a>
                     ) : <span className="muted">No deliveries yet</span>}
                   </td>
                   <td className="actions">
-                    {isAutoDisabled(w) && <button type="button" className="button button-small button-primary" onClick={(e) => reEnable(e.currentTarget, w)} aria-busy={busy === w.id || undefined}>Re-enable</button>}
-                    <button type="button" className="button button-small" onClick={() => navigate(`/webhooks/${w.id}`)} aria-label={`Edit ${w.name}`}>Edit</button>
+                    {isAutoDisabled(w) && (
+                      <button type="button" className="button button-small button-primary"
+                        onClick={(e) => reEnable(e.currentTarget, w)} aria-busy={busy === w.id || undefined}>
+                        Re-enable
+                      </button>
+                    )}
+                    <button type="button" className="button button-small" onClick={() => navigate(`/webhooks/${w.id}`)}
+                      aria-label={`Edit ${w.name}`}>Edit</button>
                   </td>
                 </tr>
               ))}

@@ -30,9 +30,10 @@ export function useActiveToggle(refresh: () => Promise<void>): {
 
   const disable = async (w: Webhook) => {
     // The oldest pending delivery is where a later recover starts (ids and times sort together; newest first).
-    const pending = await get<Page<Delivery>>(`/deliveries${query({ webhook_id: w.id, status: 'pending', perpage: 1 })}`);
+    const pendingQuery = { webhook_id: w.id, status: 'pending', perpage: 1 };
+    const pending = await get<Page<Delivery>>(`/deliveries${query(pendingQuery)}`);
     const oldest = pending.total > 1
-      ? (await get<Page<Delivery>>(`/deliveries${query({ webhook_id: w.id, status: 'pending', perpage: 1, page: pending.total })}`)).items[0]
+      ? (await get<Page<Delivery>>(`/deliveries${query({ ...pendingQuery, page: pending.total })}`)).items[0]
       : pending.items[0];
     await post(`/webhooks/${w.id}/disable`);
     window.sessionStorage.setItem(sinceKey(w.id), oldest?.created_at ?? new Date().toISOString());
@@ -75,11 +76,14 @@ export function useActiveToggle(refresh: () => Promise<void>): {
   if (open?.kind === 'disable') {
     const { webhook: w, pending } = open;
     dialogs = (
-      <ConfirmDialog title={`Disable “${w.name}”?`} confirmLabel={`Disable and cancel ${plural(pending, 'delivery', 'deliveries')}`} danger
+      <ConfirmDialog title={`Disable “${w.name}”?`} danger
+        confirmLabel={`Disable and cancel ${plural(pending, 'delivery', 'deliveries')}`}
         onClose={() => setOpen(null)} onConfirm={() => disable(w)}>
         <p>
-          {plural(pending, 'delivery is', 'deliveries are')} still waiting to be sent to <span className="mono">{w.url}</span>.
-          Disabling cancels {pending === 1 ? 'it' : 'them'}; when you re-enable the webhook you can redeliver what was cancelled.
+          {plural(pending, 'delivery is', 'deliveries are')} still waiting to be
+          sent to <span className="mono">{w.url}</span>.
+          Disabling cancels {pending === 1 ? 'it' : 'them'}; when you re-enable the webhook you can redeliver what was
+          cancelled.
         </p>
       </ConfirmDialog>
     );
@@ -88,13 +92,17 @@ export function useActiveToggle(refresh: () => Promise<void>): {
     dialogs = (
       <ConfirmDialog title="Redeliver what was missed?" confirmLabel="Redeliver now" onClose={() => setOpen(null)}
         onConfirm={async () => {
-          const { queued } = await post<{ queued: number }>(`/webhooks/${w.id}/recover`, { since, statuses: ['failed', 'cancelled'] });
+          const { queued } = await post<{ queued: number }>(`/webhooks/${w.id}/recover`, {
+            since, statuses: ['failed', 'cancelled'],
+          });
           window.sessionStorage.removeItem(sinceKey(w.id));
-          toast(queued ? `Queued ${plural(queued, 'redelivery', 'redeliveries')} to ${w.name}` : 'Nothing left to redeliver: it was redelivered already');
+          toast(queued ? `Queued ${plural(queued, 'redelivery', 'redeliveries')} to ${w.name}`
+            : 'Nothing left to redeliver: it was redelivered already');
           await refresh();
         }}>
         <p>
-          {plural(missed, 'delivery', 'deliveries')} to “{w.name}” failed or {missed === 1 ? 'was' : 'were'} cancelled since {formatDate(since)}.
+          {plural(missed, 'delivery', 'deliveries')} to “{w.name}” failed or {missed === 1 ? 'was' : 'were'} cancelled
+          since {formatDate(since)}.
           Redeliver them now? Each is sent once; any already redelivered are skipped.
         </p>
       </ConfirmDialog>
