@@ -23,7 +23,9 @@ import type { InputRecords, Resource } from '../src/records/schemas.js';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const LAST_NAMES = ['Silva', 'Costa', 'Santos', 'Ferreira', 'Pereira', 'Oliveira', 'Rodrigues', 'Martins', 'Sousa', 'Fernandes'];
+const LAST_NAMES = [
+  'Silva', 'Costa', 'Santos', 'Ferreira', 'Pereira', 'Oliveira', 'Rodrigues', 'Martins', 'Sousa', 'Fernandes',
+];
 const TRIPS = ['Douro Valley Walk', 'Alentejo Cycling', 'Azores Whale Watching', 'Lisbon Food Tour', 'Madeira Levadas'];
 
 // ---------------------------------------------------------------- child: one server per case
@@ -39,7 +41,9 @@ if (process.argv[2] === 'serve') {
   } else {
     const wp = await createWaypost({
       env: {}, logger: createLogger('warn', process.stderr),
-      config: { databaseUrl, port: 0, cacheTtlS: Number(cacheTtlS), rateLimit: 100_000_000, authFailLimit: 100_000_000 },
+      config: {
+        databaseUrl, port: 0, cacheTtlS: Number(cacheTtlS), rateLimit: 100_000_000, authFailLimit: 100_000_000,
+      },
     });
     const { url } = await wp.serve('api');
     process.stdout.write(`${url}${apiRoot(wp.config)}\n`);
@@ -53,7 +57,8 @@ if (process.argv[2] === 'serve') {
 async function seed(databaseUrl: string, total: number) {
   const wp = await createWaypost({ env: {}, logger: createLogger('warn', process.stderr), config: { databaseUrl } });
   try {
-    const have = await wp.core.db.selectFrom('bookings').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const have = await wp.core.db.selectFrom('bookings').select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     if (Number(have.n) < total) {
       const started = performance.now();
       const BATCH = 1000;
@@ -69,8 +74,14 @@ async function seed(databaseUrl: string, total: number) {
             input: {
               status: (['booked', 'pending', 'completed', 'reserved', 'canceled'] as const)[id % 5], currency: 'EUR',
               total_amount: `${(id % 900) + 100}.00`, paid_amount: '50.00', booked_at: when,
-              customer: { id: customerId, email: `customer${customerId}@example.com`, first_name: 'Ana', last_name: `${last}${customerId % 97}` },
-              trips: [{ trip_id: (id % TRIPS.length) + 1, title: t, start_date: '2027-05-01', travellers: 2, line_items: [{ label: 'Adult', quantity: 2, price: '100.00', total: '200.00' }] }],
+              customer: {
+                id: customerId, email: `customer${customerId}@example.com`, first_name: 'Ana',
+                last_name: `${last}${customerId % 97}`,
+              },
+              trips: [{
+                trip_id: (id % TRIPS.length) + 1, title: t, start_date: '2027-05-01', travellers: 2,
+                line_items: [{ label: 'Adult', quantity: 2, price: '100.00', total: '200.00' }],
+              }],
               engine_version: '6.8.0', cart_version: '4.1', created_at: when, updated_at: when,
             } as InputRecords['bookings'],
           });
@@ -78,7 +89,8 @@ async function seed(databaseUrl: string, total: number) {
         await putMany(wp.core, items, { events: false });
         const done = Math.min(from + BATCH - 1, total);
         const rate = Math.round((done - Number(have.n)) / ((performance.now() - started) / 1000));
-        process.stderr.write(`\rseeding bookings: ${done.toLocaleString('en')} / ${total.toLocaleString('en')} (${rate}/s)   `);
+        const progress = `${done.toLocaleString('en')} / ${total.toLocaleString('en')} (${rate}/s)`;
+        process.stderr.write(`\rseeding bookings: ${progress}   `);
       }
       process.stderr.write('\n');
     }
@@ -90,7 +102,9 @@ async function seed(databaseUrl: string, total: number) {
 }
 
 function startServer(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, 'serve', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, 'serve', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -117,7 +131,9 @@ interface CaseResult {
   errors: number;
 }
 
-async function measure(name: string, description: string, url: string, headers: Record<string, string>, warmupS = 2): Promise<CaseResult> {
+async function measure(
+  name: string, description: string, url: string, headers: Record<string, string>, warmupS = 2,
+): Promise<CaseResult> {
   await autocannon({ url, headers, connections: CONNECTIONS, duration: warmupS });
   const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
   const result: CaseResult = {
@@ -137,7 +153,9 @@ async function main() {
   const dir = join(tmpdir(), 'waypost-bench-api');
   mkdirSync(dir, { recursive: true });
   const databaseUrl = `sqlite:${join(dir, `bookings-${total}.db`)}`;
-  if (!existsSync(databaseUrl.slice(7))) process.stderr.write(`seeding ${total} bookings into ${databaseUrl} (kept for later runs)\n`);
+  if (!existsSync(databaseUrl.slice(7))) {
+    process.stderr.write(`seeding ${total} bookings into ${databaseUrl} (kept for later runs)\n`);
+  }
   const creds = await seed(databaseUrl, total);
   const headers = { 'access-token': creds.key, 'access-secret': creds.secret };
   const query = '/bookings?perpage=20';
@@ -155,8 +173,10 @@ async function main() {
   const cases: Array<[string, string, string, Record<string, string>]> = [
     ['a_bare_fastify', `bare Fastify route sending the same ${body.length} bytes`, `${bare.url}/bookings`, {}],
     ['b_cache_hit', `GET ${query} answered from the response cache`, `${cached.url}${query}`, headers],
-    ['c_cache_miss', `GET ${query} with the cache disabled (WAYPOST_CACHE_TTL_S=0)`, `${uncached.url}${query}`, headers],
-    ['d_search_miss', 'GET /bookings?perpage=20&search=costa4 (text index, cache disabled)', `${uncached.url}/bookings?perpage=20&search=costa4`, headers],
+    ['c_cache_miss', `GET ${query} with the cache disabled (WAYPOST_CACHE_TTL_S=0)`, `${uncached.url}${query}`,
+      headers],
+    ['d_search_miss', 'GET /bookings?perpage=20&search=costa4 (text index, cache disabled)',
+      `${uncached.url}/bookings?perpage=20&search=costa4`, headers],
   ];
   // The cases take turns, ROUNDS times. Each case reports its median round, and its ratio to (a) is the median of
   // the ratios within each round (the cases of one round ran seconds apart): a shared machine's slow spell then
@@ -164,28 +184,43 @@ async function main() {
   const rounds: CaseResult[][] = cases.map(() => []);
   for (let round = 1; round <= ROUNDS; round++) {
     process.stderr.write(`round ${round}/${ROUNDS}\n`);
-    for (const [i, [name, description, url, h]] of cases.entries()) rounds[i].push(await measure(name, description, url, h, round === 1 ? 2 : 1));
+    for (const [i, [name, description, url, h]] of cases.entries()) {
+      rounds[i].push(await measure(name, description, url, h, round === 1 ? 2 : 1));
+    }
   }
   await Promise.all([cached, bare, uncached].map((s) => stopServer(s.child)));
-  const median = (list: CaseResult[]) => [...list].sort((x, y) => x.requests_per_second - y.requests_per_second)[Math.floor(list.length / 2)];
+  const median = (list: CaseResult[]) =>
+    [...list].sort((x, y) => x.requests_per_second - y.requests_per_second)[Math.floor(list.length / 2)];
   const [a, b, c, d] = rounds.map(median);
   results.push(a, b, c, d);
 
   const medianOf = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   const rows = results.map((r, i) => {
     const perRound = rounds[i].map((x, k) => x.requests_per_second / rounds[0][k].requests_per_second);
-    return { ...r, ratio_to_a: Number(medianOf(perRound).toFixed(2)), ratio_to_a_each_round: perRound.map((x) => Number(x.toFixed(2))) };
+    return {
+      ...r, ratio_to_a: Number(medianOf(perRound).toFixed(2)),
+      ratio_to_a_each_round: perRound.map((x) => Number(x.toFixed(2))),
+    };
   });
   console.log('\ncase               req/s   ratio   p50 ms   p90 ms   p99 ms');
-  for (const r of rows) console.log(`${r.case.padEnd(17)} ${String(r.requests_per_second).padStart(7)} ${r.ratio_to_a.toFixed(2).padStart(7)} ${String(r.latency_ms.p50).padStart(8)} ${String(r.latency_ms.p90).padStart(8)} ${String(r.latency_ms.p99).padStart(8)}`);
+  for (const r of rows) {
+    const ms = [r.latency_ms.p50, r.latency_ms.p90, r.latency_ms.p99].map((n) => String(n).padStart(8)).join(' ');
+    const rate = `${String(r.requests_per_second).padStart(7)} ${r.ratio_to_a.toFixed(2).padStart(7)}`;
+    console.log(`${r.case.padEnd(17)} ${rate} ${ms}`);
+  }
   const targets = { b_at_least_half_of_a: rows[1].ratio_to_a >= 0.5, c_p99_below_20ms: c.latency_ms.p99 < 20 };
-  console.log(`\ntargets: (b) >= 50% of (a): ${targets.b_at_least_half_of_a ? 'met' : 'NOT met'}; (c) p99 < 20 ms: ${targets.c_p99_below_20ms ? 'met' : 'NOT met'}`);
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  console.log(`\ntargets: (b) >= 50% of (a): ${met(targets.b_at_least_half_of_a)}; `
+    + `(c) p99 < 20 ms: ${met(targets.c_p99_below_20ms)}`);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/api.json', `${JSON.stringify({
     benchmark: 'REST API v1 with autocannon (each case served by its own child process)',
     bookings: total,
     database: 'sqlite',
-    autocannon: { connections: CONNECTIONS, duration_s: DURATION_S, rounds: ROUNDS, reported: 'median round of each case; ratio: median of the per-round ratios' },
+    autocannon: {
+      connections: CONNECTIONS, duration_s: DURATION_S, rounds: ROUNDS,
+      reported: 'median round of each case; ratio: median of the per-round ratios',
+    },
     machine: { cpus: cpus().length, node: process.version },
     date: new Date().toISOString(),
     results: rows,

@@ -58,7 +58,9 @@ try {
   console.log(`axe: ${total} violations over ${states} states × ${WIDTHS.length} widths; worst CLS ${worst}`);
   mkdirSync(RESULTS, { recursive: true });
   const measured = new Date().toISOString();
-  const out = { measured_at: measured, axe_core: '4.14.1', widths: WIDTHS, axe_total: total, worst_cls: worst, axe, cls };
+  const out = {
+    measured_at: measured, axe_core: '4.14.1', widths: WIDTHS, axe_total: total, worst_cls: worst, axe, cls,
+  };
   writeFileSync(join(RESULTS, 'console-audit.json'), `${JSON.stringify(out, null, 2)}\n`);
 } finally {
   await env.close();

@@ -1,7 +1,8 @@
 // Delivery-log reads at volume: 200,000 deliveries (10 webhooks, 1 attempt each) in a fresh SQLite file and a
 // fresh PostgreSQL schema; the latency of the admin API's listing queries (first page, per webhook, per status,
 // a deep page), one delivery's detail, and a retention prune of half the log. Results: bench/results/delivery-log.json.
-// Run: npx tsx bench/delivery-log.ts [deliveries]   (PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432, skipped if absent)
+// Run: npx tsx bench/delivery-log.ts [deliveries]
+//   (PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432, skipped if absent)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createWaypost, type Waypost } from '../src/sdk.js';
@@ -21,7 +22,10 @@ const STATUSES = ['succeeded', 'succeeded', 'succeeded', 'failed', 'cancelled'] 
 
 async function seed(wp: Waypost): Promise<string[]> {
   const hooks: string[] = [];
-  for (let i = 0; i < 10; i++) hooks.push((await createWebhook(wp.core, { name: `Hook ${i}`, url: 'https://example.com/h', events: ['booking.created'] })).id);
+  for (let i = 0; i < 10; i++) {
+    const input = { name: `Hook ${i}`, url: 'https://example.com/h', events: ['booking.created'] };
+    hooks.push((await createWebhook(wp.core, input)).id);
+  }
   const step = (60 * DAY) / COUNT; // spread over 60 days
   for (let from = 0; from < COUNT; from += 500) {
     const events: EventRow[] = [];
@@ -33,9 +37,23 @@ async function seed(wp: Waypost): Promise<string[]> {
       const status = STATUSES[i % STATUSES.length];
       const evt = newId('evt', t);
       const dlv = newId('dlv', t);
-      events.push({ id: evt, type: 'booking.created', resource: 'bookings', record_id: i + 1, data: JSON.stringify({ id: i + 1, status: 'booked', total_amount: '1250.00' }), test: 0, created_at: at });
-      deliveries.push({ id: dlv, webhook_id: hooks[i % hooks.length], event_id: evt, event_type: 'booking.created', status, attempts: 1, next_attempt_at: null, lease_owner: null, lease_until: null, last_status: status === 'succeeded' ? 200 : 500, last_error: status === 'succeeded' ? null : 'HTTP 500', cancel_reason: status === 'cancelled' ? 'webhook disabled' : null, redelivery_of: null, created_at: at, updated_at: at, completed_at: at });
-      attempts.push({ id: newId('att', t), delivery_id: dlv, attempt: 1, started_at: at, duration_ms: 42, request_url: 'https://example.com/h', request_headers: '{"Content-Type":"application/json"}', request_body: events.at(-1)!.data, response_status: status === 'succeeded' ? 200 : 500, response_headers: '{}', response_body: 'ok', error: null, success: status === 'succeeded' ? 1 : 0 });
+      events.push({
+        id: evt, type: 'booking.created', resource: 'bookings', record_id: i + 1,
+        data: JSON.stringify({ id: i + 1, status: 'booked', total_amount: '1250.00' }), test: 0, created_at: at,
+      });
+      deliveries.push({
+        id: dlv, webhook_id: hooks[i % hooks.length], event_id: evt, event_type: 'booking.created', status,
+        attempts: 1, next_attempt_at: null, lease_owner: null, lease_until: null,
+        last_status: status === 'succeeded' ? 200 : 500, last_error: status === 'succeeded' ? null : 'HTTP 500',
+        cancel_reason: status === 'cancelled' ? 'webhook disabled' : null, redelivery_of: null,
+        created_at: at, updated_at: at, completed_at: at,
+      });
+      attempts.push({
+        id: newId('att', t), delivery_id: dlv, attempt: 1, started_at: at, duration_ms: 42,
+        request_url: 'https://example.com/h', request_headers: '{"Content-Type":"application/json"}',
+        request_body: events.at(-1)!.data, response_status: status === 'succeeded' ? 200 : 500,
+        response_headers: '{}', response_body: 'ok', error: null, success: status === 'succeeded' ? 1 : 0,
+      });
     }
     await wp.core.db.transaction().execute(async (trx) => {
       await trx.insertInto('events').values(events).execute();
@@ -61,7 +79,10 @@ async function time(fn: () => Promise<unknown>, runs = 30): Promise<{ p50_ms: nu
 
 async function run(dialect: TestDialect) {
   const now = START + 61 * DAY;
-  const wp = await createWaypost({ env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, logger: createLogger('silent'), clock: { now: () => now }, config: { databaseUrl: await freshDatabaseUrl(dialect), logRetentionDays: 30 } });
+  const wp = await createWaypost({
+    env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, logger: createLogger('silent'), clock: { now: () => now },
+    config: { databaseUrl: await freshDatabaseUrl(dialect), logRetentionDays: 30 },
+  });
   try {
     const seeding = performance.now();
     const hooks = await seed(wp);
@@ -80,7 +101,10 @@ async function run(dialect: TestDialect) {
     const pruning = performance.now();
     const pruned = await pruneDeliveryLog(wp.core); // 30-day retention over 60 days of log: about half goes
     const pruneSeconds = (performance.now() - pruning) / 1000;
-    const result = { dialect, deliveries: COUNT, seed_seconds: Number(seedSeconds.toFixed(1)), queries, prune: { seconds: Number(pruneSeconds.toFixed(2)), ...pruned } };
+    const result = {
+      dialect, deliveries: COUNT, seed_seconds: Number(seedSeconds.toFixed(1)), queries,
+      prune: { seconds: Number(pruneSeconds.toFixed(2)), ...pruned },
+    };
     console.log(JSON.stringify(result));
     return result;
   } finally {
@@ -94,7 +118,9 @@ for (const dialect of dialects) results.push(await run(dialect));
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/delivery-log.json', `${JSON.stringify({
   benchmark: 'delivery log: admin listing queries (20 per page) and retention pruning',
-  setup: { deliveries: COUNT, webhooks: 10, attempts_per_delivery: 1, span_days: 60, retention_days: 30, runs_per_query: 30 },
+  setup: {
+    deliveries: COUNT, webhooks: 10, attempts_per_delivery: 1, span_days: 60, retention_days: 30, runs_per_query: 30,
+  },
   machine: { cpus: cpus().length, node: process.version },
   date: new Date().toISOString(),
   results,

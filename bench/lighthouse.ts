@@ -61,7 +61,8 @@ try {
     for (const preset of ['mobile', 'desktop'] as const) {
       const s = await lighthouse(p.url, preset, p.cookie);
       (results[p.name] ??= {})[preset] = s;
-      console.log(`${label} ${p.name} ${preset}: accessibility ${s.accessibility}, best practices ${s['best-practices']}, `
+      console.log(`${label} ${p.name} ${preset}: accessibility ${s.accessibility}, `
+        + `best practices ${s['best-practices']}, `
         + `performance ${s.performance}, CLS ${s.cls}, ${Math.round(s.bytes / 1024)} kB`);
     }
   }
@@ -69,6 +70,8 @@ try {
   await env.close();
 }
 const all = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
-all[label] = { measured_at: new Date().toISOString(), load_average_1m: Number(loadavg()[0].toFixed(2)), pages: results };
+all[label] = {
+  measured_at: new Date().toISOString(), load_average_1m: Number(loadavg()[0].toFixed(2)), pages: results,
+};
 writeFileSync(RESULTS, `${JSON.stringify(all, null, 2)}\n`);
 console.log(`wrote ${RESULTS} (${label})`);

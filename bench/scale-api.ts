@@ -44,7 +44,9 @@ function run(cmd: string, argv: string[], env: Record<string, string>, onLine?: 
     const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let rssMb = 0;
-    const sample = setInterval(() => { try { rssMb = Math.max(rssMb, peakRss(child.pid!)); } catch { /* exited */ } }, 200);
+    const sample = setInterval(() => {
+      try { rssMb = Math.max(rssMb, peakRss(child.pid!)); } catch { /* exited */ }
+    }, 200);
     child.stdout.on('data', (d: Buffer) => { out += d; });
     child.stderr.on('data', (d: Buffer) => { for (const l of String(d).split(/\r|\n/)) if (l.trim()) onLine?.(l); });
     child.on('error', reject);
@@ -72,7 +74,9 @@ async function dbBytes(dialect: Dialect, size: number): Promise<number> {
 async function ensureImported(dialect: Dialect, size: number, path: string, lines: number) {
   const marker = join(DATA, `scale-${size}.${dialect}.imported.json`);
   if (existsSync(marker)) return { ...JSON.parse(readFileSync(marker, 'utf8')), reused: true };
-  if (dialect === 'sqlite') for (const s of ['', '-wal', '-shm']) rmSync(join(DATA, `scale-${size}.db${s}`), { force: true });
+  if (dialect === 'sqlite') {
+    for (const s of ['', '-wal', '-shm']) rmSync(join(DATA, `scale-${size}.db${s}`), { force: true });
+  }
   else {
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
@@ -186,7 +190,8 @@ async function main() {
           const r = wrk(`${s.url}${path}`, s);
           if (r.non2xx) throw new Error(`${name}: ${r.non2xx} answers were not 2xx (${path})`);
           (latency[name] ??= {})[`${dialect} ${size}`] = { p50: r.p50, p99: r.p99, rps: Math.round(r.rps) };
-          log(`  ${name.padEnd(42)} p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  ${Math.round(r.rps)} req/s`);
+          const ms = `p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`;
+          log(`  ${name.padEnd(42)} ${ms}  ${Math.round(r.rps)} req/s`);
         }
       } finally {
         servers[`${dialect} ${size}`] = peakRss(s.child.pid!);
@@ -204,7 +209,8 @@ async function main() {
     }
   }
   const result = {
-    benchmark: `REST API lists at ${SIZES.join(' and ')} bookings, cache off, wrk 4 connections ${DURATION_S} s per shape`,
+    benchmark: `REST API lists at ${SIZES.join(' and ')} bookings, cache off, `
+      + `wrk 4 connections ${DURATION_S} s per shape`,
     machine: { cpus: cpus().length, node: process.version }, date: new Date().toISOString(),
     imports, server_peak_rss_mb: servers, latency_ms: latency, p50_ratio_big_to_small: ratios,
   };
@@ -212,7 +218,8 @@ async function main() {
   const rows = Object.entries(latency).map(([name, byRun]) => `| ${name} | ${dialects.map((d) => {
     const a = byRun[`${d} ${small}`];
     const b = byRun[`${d} ${big}`];
-    return `${a?.p50.toFixed(2)} / ${a?.p99.toFixed(2)} | ${b?.p50.toFixed(2)} / ${b?.p99.toFixed(2)} | ${ratios[name]?.[d] ?? ''}`;
+    const pair = (x: typeof a) => `${x?.p50.toFixed(2)} / ${x?.p99.toFixed(2)}`;
+    return `${pair(a)} | ${pair(b)} | ${ratios[name]?.[d] ?? ''}`;
   }).join(' | ')} |`);
   const head = dialects.map((d) => `${d} ${small} p50/p99 | ${d} ${big} p50/p99 | ratio`).join(' | ');
   writeFileSync(join(ROOT, 'bench', 'results', 'scale-api.md'), [

@@ -85,7 +85,8 @@ export async function scaleFile(bookings: number, onProgress?: (lines: number, t
         first_name: first, last_name: last },
       trips: [{ trip_id: trip.id, title: trip.data.title, start_date: iso(at + 60 * DAY).slice(0, 10), travellers,
         line_items: [{ label: 'Adult', quantity: travellers, price: price.toFixed(2), total }] }],
-      engine_version: '6.8.2', cart_version: '4.2', created_at: iso(at), updated_at: iso(Math.min(updated, EPOCH + span)),
+      engine_version: '6.8.2', cart_version: '4.2', created_at: iso(at),
+      updated_at: iso(Math.min(updated, EPOCH + span)),
     });
     if (i % 2 === 0) {
       paymentId++;

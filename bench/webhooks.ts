@@ -26,7 +26,11 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
 const DIALECT = (process.env.BENCH_DIALECT ?? 'sqlite') as TestDialect;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 
-const enquiry = (i: number) => ({ full_name: `Guest ${i}`, email: `guest${i}@example.com`, country: 'PT', message: 'We would like to join the Douro Valley trip in May with two children. Is there a family rate?', trip: { id: 7, title: 'Douro Valley' } });
+const enquiry = (i: number) => ({
+  full_name: `Guest ${i}`, email: `guest${i}@example.com`, country: 'PT',
+  message: 'We would like to join the Douro Valley trip in May with two children. Is there a family rate?',
+  trip: { id: 7, title: 'Douro Valley' },
+});
 
 // ---------- the receiver process ----------
 
@@ -39,7 +43,9 @@ interface Receiver {
 }
 
 async function startReceiver(): Promise<Receiver> {
-  const child: ChildProcess = fork(new URL('./webhook-receiver.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'] });
+  const child: ChildProcess = fork(new URL('./webhook-receiver.ts', import.meta.url).pathname, [], {
+    execArgv: ['--import', 'tsx'],
+  });
   const next = (type: string) => new Promise<any>((resolve) => {
     const on = (m: { type: string }) => {
       if (m.type === type) {
@@ -83,13 +89,17 @@ async function openWaypost(): Promise<Waypost> {
 async function throughput(receiver: Receiver, webhooks: number, events = EVENTS) {
   const wp = await openWaypost();
   try {
-    for (let w = 0; w < webhooks; w++) await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], name: `hook ${w}` });
+    for (let w = 0; w < webhooks; w++) {
+      await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], name: `hook ${w}` });
+    }
     // The worker exists before the backlog, as in a running service (it starts its SQLite writer thread meanwhile);
     // it claims nothing until drain().
     const worker = new DeliveryWorker(wp.core);
     for (let i = 1; i <= events; i += 500) {
       const items = [];
-      for (let j = i; j < Math.min(i + 500, events + 1); j++) items.push({ resource: 'enquiries' as const, id: j, input: enquiry(j) as never });
+      for (let j = i; j < Math.min(i + 500, events + 1); j++) {
+        items.push({ resource: 'enquiries' as const, id: j, input: enquiry(j) as never });
+      }
       await putMany(wp.core, items);
     }
     const deliveries = events * webhooks;
@@ -99,8 +109,12 @@ async function throughput(receiver: Receiver, webhooks: number, events = EVENTS)
     await worker.drain();
     await reached;
     const seconds = (now() - started) / 1000;
-    const body = (await wp.core.db.selectFrom('delivery_attempts').select('request_body').limit(1).executeTakeFirstOrThrow()).request_body;
-    return { webhooks, deliveries, seconds: round(seconds, 2), deliveries_per_second: Math.round(deliveries / seconds), body_bytes: Buffer.byteLength(body), body };
+    const body = (await wp.core.db.selectFrom('delivery_attempts').select('request_body').limit(1)
+      .executeTakeFirstOrThrow()).request_body;
+    return {
+      webhooks, deliveries, seconds: round(seconds, 2), deliveries_per_second: Math.round(deliveries / seconds),
+      body_bytes: Buffer.byteLength(body), body,
+    };
   } finally {
     await wp.close();
   }
@@ -111,7 +125,9 @@ async function throughput(receiver: Receiver, webhooks: number, events = EVENTS)
 async function latency(receiver: Receiver, webhooks: number) {
   const wp = await openWaypost();
   try {
-    for (let w = 0; w < webhooks; w++) await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], name: `hook ${w}` });
+    for (let w = 0; w < webhooks; w++) {
+      await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], name: `hook ${w}` });
+    }
     await wp.serve('worker');
     await receiver.reset();
     const events = RATE * LATENCY_SECONDS;
@@ -129,7 +145,9 @@ async function latency(receiver: Receiver, webhooks: number) {
     await reached;
     const { ids, times } = await receiver.report();
     const lat = ids.map((id, k) => times[k] - (committedAt.get(id) ?? NaN)).filter((v) => Number.isFinite(v));
-    return { webhooks, events, offered_events_per_second: round(offered), deliveries: lat.length, latency_ms: percentiles(lat) };
+    return {
+      webhooks, events, offered_events_per_second: round(offered), deliveries: lat.length, latency_ms: percentiles(lat),
+    };
   } finally {
     await wp.close();
   }
@@ -146,7 +164,9 @@ async function baseline(receiver: Receiver, concurrency: number, body: string, t
   const loop = async () => {
     while (sent < total) {
       sent++;
-      const res = await request(receiver.url, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent });
+      const res = await request(receiver.url, {
+        method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent,
+      });
       await res.body.text();
     }
   };
@@ -169,16 +189,19 @@ try {
     console.error(`warm-up: ${Math.ceil(EVENTS / 5)} events x ${webhooks} webhook(s), then the baseline…`);
     const warm = await throughput(receiver, webhooks, Math.ceil(EVENTS / 5));
     await baseline(receiver, concurrency, warm.body, warm.deliveries);
-    const turns: Array<{ t: Awaited<ReturnType<typeof throughput>>; b: Awaited<ReturnType<typeof baseline>>; ratio: number }> = [];
+    type Turn = { t: Awaited<ReturnType<typeof throughput>>; b: Awaited<ReturnType<typeof baseline>>; ratio: number };
+    const turns: Turn[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       console.error(`round ${round}/${ROUNDS}: throughput, ${EVENTS} events x ${webhooks} webhook(s)…`);
       const t = await throughput(receiver, webhooks);
       console.error(`round ${round}/${ROUNDS}: baseline, undici POST loop, concurrency ${concurrency}…`);
       const b = await baseline(receiver, concurrency, t.body, t.deliveries);
       turns.push({ t, b, ratio: t.deliveries_per_second / b.requests_per_second });
-      console.error(`  ${t.deliveries_per_second} deliveries/s vs ${b.requests_per_second} requests/s = ${(100 * turns[turns.length - 1].ratio).toFixed(0)}%`);
+      const percent = (100 * turns[turns.length - 1].ratio).toFixed(0);
+      console.error(`  ${t.deliveries_per_second} deliveries/s vs ${b.requests_per_second} requests/s = ${percent}%`);
     }
-    const medianBy = <T>(list: T[], key: (x: T) => number) => [...list].sort((x, y) => key(x) - key(y))[Math.floor(list.length / 2)];
+    const medianBy = <T>(list: T[], key: (x: T) => number) =>
+      [...list].sort((x, y) => key(x) - key(y))[Math.floor(list.length / 2)];
     const t = medianBy(turns, (x) => x.t.deliveries_per_second).t;
     const b = medianBy(turns, (x) => x.b.requests_per_second).b;
     const ratio = medianBy(turns, (x) => x.ratio).ratio;
@@ -186,10 +209,16 @@ try {
     const l = await latency(receiver, webhooks);
     const row = {
       webhooks,
-      throughput: { deliveries: t.deliveries, seconds: t.seconds, deliveries_per_second: t.deliveries_per_second, body_bytes: t.body_bytes },
+      throughput: {
+        deliveries: t.deliveries, seconds: t.seconds, deliveries_per_second: t.deliveries_per_second,
+        body_bytes: t.body_bytes,
+      },
       baseline: b,
       throughput_vs_baseline: round(ratio, 3),
-      rounds: turns.map((x) => ({ deliveries_per_second: x.t.deliveries_per_second, baseline_requests_per_second: x.b.requests_per_second, ratio: round(x.ratio, 3) })),
+      rounds: turns.map((x) => ({
+        deliveries_per_second: x.t.deliveries_per_second, baseline_requests_per_second: x.b.requests_per_second,
+        ratio: round(x.ratio, 3),
+      })),
       latency: l,
       targets: {
         p99_under_100ms: l.latency_ms.p99 < 100,
@@ -204,12 +233,14 @@ try {
 }
 
 const out = {
-  benchmark: 'webhook delivery: outbox drain throughput, event-commit → receiver latency at a steady rate, bare undici baseline',
+  benchmark: 'webhook delivery: outbox drain throughput, event-commit → receiver latency at a steady rate, '
+    + 'bare undici baseline',
   dialect: DIALECT,
   events: EVENTS,
   latency_rate_events_per_second: RATE,
   rounds: ROUNDS,
-  reported: 'throughput and baseline: median round of each (after one untimed warm-up turn of each); throughput_vs_baseline: median of the per-round ratios',
+  reported: 'throughput and baseline: median round of each (after one untimed warm-up turn of each); '
+    + 'throughput_vs_baseline: median of the per-round ratios',
   config: {
     deliveryConcurrency: config.deliveryConcurrency, perWebhookConcurrency: config.perWebhookConcurrency,
     prefetchRounds: config.prefetchRounds, heldRounds: config.heldRounds, successBatchMax: config.successBatchMax,
@@ -221,5 +252,6 @@ const out = {
   results,
 };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL(`./results/webhooks${DIALECT === 'sqlite' ? '' : `-${DIALECT}`}.json`, import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
+const resultFile = `./results/webhooks${DIALECT === 'sqlite' ? '' : `-${DIALECT}`}.json`;
+writeFileSync(new URL(resultFile, import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
 console.log(JSON.stringify(out, null, 2));
