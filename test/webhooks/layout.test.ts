@@ -90,7 +90,7 @@ describe('layout', () => {
     expect(fromStore.map((e) => e.to).sort()).toEqual(['admin', 'alerts', 'api', 'webhooks']);
   });
 
-  it('keeps src/http/ a leaf and admin above the capabilities it configures', () => {
+  it('keeps src/http/ and src/alerts/ leaves, and admin above the capabilities it configures', () => {
     const graph = folderGraph();
     // src/app.ts, the composition root, mounts the routes; http/ is what every capability may import.
     expect([...graph.get('http')!].filter((to) => to !== 'store')).toEqual([]);
