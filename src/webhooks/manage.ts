@@ -200,7 +200,8 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
 }
 
 /**
- * Changes any of name, url, events, active, max_per_second (null clears it). Re-enabling clears disabled_reason; disabling cancels what is pending.
+ * Changes any of name, url, events, active, max_per_second (null clears it). Re-enabling clears disabled_reason;
+ * disabling cancels what is pending.
  */
 export async function updateWebhook(core: Core, id: string, body: unknown): Promise<WebhookView> {
   const input = checkBody(body);

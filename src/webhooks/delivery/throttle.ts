@@ -15,7 +15,9 @@ export function slotInterval(perSecond: number): number {
  * GCRA's reservation, as the queue's statement computes it: `count` slots from the stored next free slot, or from
  * `now` if that has passed (an idle webhook does not bank unused slots). Returns the first slot and the new next.
  */
-export function reserve(next: number | null, now: number, count: number, interval: number): { first: number; next: number } {
+export function reserve(
+  next: number | null, now: number, count: number, interval: number,
+): { first: number; next: number } {
   const first = next === null ? now : Math.max(next, now);
   return { first, next: first + count * interval };
 }

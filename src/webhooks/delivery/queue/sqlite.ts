@@ -75,7 +75,8 @@ export class SqliteQueue extends BaseQueue {
   /** On the writer thread once a worker opened it: the main connection would wait there for the writer's lock. */
   override async reserveSlots(webhookId: string, count: number, intervalMs: number, now: number): Promise<number> {
     if (!this.writer) return super.reserveSlots(webhookId, count, intervalMs, now);
-    const [rows] = await this.writer.transaction([step(this.reserveStatement(webhookId, count, intervalMs, now), true)]);
+    const statement = this.reserveStatement(webhookId, count, intervalMs, now);
+    const [rows] = await this.writer.transaction([step(statement, true)]);
     return Number((rows as Array<{ next_slot_ms: number }>)[0].next_slot_ms) - count * intervalMs;
   }
 
