@@ -29,7 +29,8 @@ describe.each(DIALECTS)('per-webhook throttle on %s', (dialect) => {
     await receiver.close();
   });
 
-  it('sends a burst to a 3/s webhook 3 a second; an unthrottled webhook beside it is not held up', { timeout: 30_000 }, async () => {
+  const burst = 'sends a burst to a 3/s webhook 3 a second; an unthrottled webhook beside it is not held up';
+  it(burst, { timeout: 30_000 }, async () => {
     await setup();
     const slow = await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], maxPerSecond: 3 });
     const fast = await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
