@@ -7,7 +7,9 @@ describe('webhooks --max-per-second in the CLI', { timeout: 180_000 }, () => {
   const env = { DATABASE_URL: tempSqliteUrl(), WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' };
   const waypost = (...args: string[]) => runCli(args, env);
   const json = (...args: string[]) => runCliJson(args, env);
-  const create = ['webhooks', 'create', '--name', 'Small CRM', '--url', 'https://crm.example.com/in', '--events', 'all'];
+  const create = [
+    'webhooks', 'create', '--name', 'Small CRM', '--url', 'https://crm.example.com/in', '--events', 'all',
+  ];
 
   it('sets, shows, changes and clears the limit', async () => {
     const created = await json(...create, '--max-per-second', '20');

@@ -15,12 +15,14 @@ describe.each(DIALECTS)('webhook throttle in the admin API on %s', (dialect) => 
   beforeEach(async () => ({ wp, app, auth, receiver } = await openAdminSuite(dialect)));
   afterEach(async () => closeAdminSuite({ wp, receiver }));
 
-  const body = (over: Record<string, unknown>) => ({ name: 'Small CRM', url: receiver.url, events: ['booking.created'], ...over });
+  const body = (over: Record<string, unknown>) =>
+    ({ name: 'Small CRM', url: receiver.url, events: ['booking.created'], ...over });
   const post = (over: Record<string, unknown>) =>
     app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth, payload: body(over) });
   const patch = (id: string, payload: Record<string, unknown>) =>
     app.inject({ method: 'PATCH', url: `/admin/api/webhooks/${id}`, headers: auth, payload });
-  const get = async (id: string) => (await app.inject({ method: 'GET', url: `/admin/api/webhooks/${id}`, headers: auth })).json();
+  const get = async (id: string) =>
+    (await app.inject({ method: 'GET', url: `/admin/api/webhooks/${id}`, headers: auth })).json();
 
   it('is unlimited (null) unless given; create, PATCH set and PATCH null clear it; lists show it', async () => {
     const plain = await post({});

@@ -36,7 +36,8 @@ export function startWorkerProcess(
       out += d.toString();
       if (out.includes('waypost worker running')) resolve();
     });
-    const early = (code: number | null) => new Error(`worker ${name} exited (${code}) before it ran: ${out.slice(-500)}`);
+    const early = (code: number | null) =>
+      new Error(`worker ${name} exited (${code}) before it ran: ${out.slice(-500)}`);
     child.once('exit', (code) => reject(early(code)));
   });
   ready.catch(() => {}); // a caller that stops the worker early does not wait for it
