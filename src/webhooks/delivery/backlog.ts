@@ -68,6 +68,7 @@ export class Backlog {
   }
 
   private limit(webhookId: string): number {
+    if (this.limits.size === 0) return this.perWebhook; // no throttled webhook here: no lookup
     return this.limits.get(webhookId) ?? this.perWebhook;
   }
 
