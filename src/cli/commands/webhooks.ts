@@ -27,8 +27,8 @@ const maxPerSecond = (value: string): number | 'none' => {
 };
 const perSecondInput = (v: number | 'none' | undefined) => (v === 'none' ? null : v);
 const MAX_PER_SECOND_HELP = 'at most N deliveries a second to it, across all workers (1-1000)';
-/** "20/s" or "unlimited". */
-const limit = (w: WebhookView) => (w.max_per_second === null ? 'unlimited' : `${w.max_per_second}/s`);
+/** "at most 20/s", or "none". */
+const limit = (w: WebhookView) => (w.max_per_second === null ? 'none' : `at most ${w.max_per_second}/s`);
 
 /** Disabled by Waypost after failures (the console shows it in red), as opposed to switched off by a person. */
 const autoDisabled = (w: WebhookView) =>
@@ -59,7 +59,7 @@ function describe(w: WebhookView & { secret?: string }): string {
     ['url', w.url],
     ['events', w.events.join(', ')],
     ['state', state(w)],
-    ['max per second', limit(w)],
+    ['throttle', limit(w)],
     ...(w.previous_secret_expires_at
       ? [['previous secret', `also signs until ${w.previous_secret_expires_at}`] as [string, string]] : []),
     ...(w.secret ? [['secret', w.secret] as [string, string]] : []),

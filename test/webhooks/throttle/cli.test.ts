@@ -16,7 +16,7 @@ describe('webhooks --max-per-second in the CLI', { timeout: 180_000 }, () => {
     expect(created.max_per_second).toBe(20);
     const id = created.id as string;
     const show = await waypost('webhooks', 'show', id);
-    expect(show.stdout).toMatch(/max per second:\s+20\/s/);
+    expect(show.stdout).toMatch(/^throttle: +at most 20\/s$/m);
     const list = await waypost('webhooks', 'list');
     expect(list.stdout).toMatch(/LIMIT/);
     expect(list.stdout).toContain('20/s');
@@ -25,7 +25,7 @@ describe('webhooks --max-per-second in the CLI', { timeout: 180_000 }, () => {
     expect((await json('webhooks', 'update', id, '--max-per-second', 'none')).max_per_second).toBeNull();
     expect((await json('webhooks', 'update', id, '--max-per-second', '7')).max_per_second).toBe(7);
     expect((await json('webhooks', 'update', id, '--max-per-second', '0')).max_per_second).toBeNull();
-    expect((await waypost('webhooks', 'show', id)).stdout).toMatch(/max per second:\s+unlimited/);
+    expect((await waypost('webhooks', 'show', id)).stdout).toMatch(/^throttle: +none$/m);
     expect((await json(...create)).max_per_second).toBeNull();
   });
 
