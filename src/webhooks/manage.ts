@@ -37,6 +37,8 @@ export interface WebhookView {
   warning: string | null;
   /** While a rotation's grace period lasts, when the previous secret stops signing (ISO 8601); else null. */
   previous_secret_expires_at: string | null;
+  /** The most deliveries per second sent to it, across all workers; null: unlimited. */
+  max_per_second: number | null;
 }
 
 export interface CreatedWebhook extends WebhookView {
@@ -48,11 +50,13 @@ export interface WebhookInput {
   url?: unknown;
   events?: unknown;
   active?: unknown;
+  max_per_second?: unknown;
 }
 
 export const DISABLED_BY_ADMIN = 'Disabled by an admin.';
 export const DELETED_REASON = 'The webhook was deleted.';
-const FIELDS = ['name', 'url', 'events', 'active'];
+const FIELDS = ['name', 'url', 'events', 'active', 'max_per_second'];
+export const MAX_PER_SECOND_LIMIT = 1000;
 
 const invalid = (field: string, detail: string) => badRequest('invalid_field', `${field}: ${detail}`, { field });
 
@@ -95,6 +99,16 @@ function checkActive(value: unknown): boolean {
   return value;
 }
 
+/** null (or absent on create) is unlimited; otherwise a whole number of deliveries per second. */
+function checkMaxPerSecond(value: unknown): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PER_SECOND_LIMIT) {
+    throw invalid('max_per_second', `must be a whole number from 1 to ${MAX_PER_SECOND_LIMIT}, or null for no limit `
+      + `(got ${JSON.stringify(value) ?? String(value)})`);
+  }
+  return value;
+}
+
 async function checkUrl(core: Core, value: unknown): Promise<{ url: string; warning: string | null }> {
   if (typeof value !== 'string' || value.trim() === '') throw invalid('url', 'is required (an absolute https:// URL)');
   if (value.length > 2000) throw invalid('url', 'must be at most 2000 characters');
@@ -117,6 +131,7 @@ function view(row: WebhookRow, last: LastDelivery | null, now: number): WebhookV
     last_delivery: last,
     warning: urlWarning(row.url),
     previous_secret_expires_at: previousSecretExpiry(row, now),
+    max_per_second: row.max_per_second ?? null,
   };
 }
 
@@ -160,6 +175,7 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
   const name = checkName(input.name);
   const events = checkEvents(input.events);
   const active = input.active === undefined ? true : checkActive(input.active);
+  const maxPerSecond = input.max_per_second === undefined ? null : checkMaxPerSecond(input.max_per_second);
   const { url, warning } = await checkUrl(core, input.url);
   const secret = generateSecret();
   const now = core.clock.now();
@@ -172,6 +188,7 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
     previous_secret: null,
     previous_secret_expires_at: null,
     active: active ? 1 : 0,
+    max_per_second: maxPerSecond,
     disabled_reason: null, // created inactive: nobody disabled it, and nothing was cancelled
     created_at: iso(now),
     updated_at: iso(now),
@@ -182,12 +199,16 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
   return { ...view(row, null, now), warning, secret };
 }
 
-/** Changes any of name, url, events, active. Re-enabling clears disabled_reason; disabling cancels what is pending. */
+/**
+ * Changes any of name, url, events, active, max_per_second (null clears it). Re-enabling clears disabled_reason;
+ * disabling cancels what is pending.
+ */
 export async function updateWebhook(core: Core, id: string, body: unknown): Promise<WebhookView> {
   const input = checkBody(body);
   const changes: Partial<WebhookRow> = {};
   if (input.name !== undefined) changes.name = checkName(input.name);
   if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));
+  if (input.max_per_second !== undefined) changes.max_per_second = checkMaxPerSecond(input.max_per_second);
   const active = input.active === undefined ? undefined : checkActive(input.active);
   let warning: string | null | undefined;
   if (input.url !== undefined) ({ url: changes.url, warning } = await checkUrl(core, input.url));
@@ -195,6 +216,10 @@ export async function updateWebhook(core: Core, id: string, body: unknown): Prom
     const row = await findRow(trx, id);
     changes.updated_at = iso(core.clock.now());
     await trx.updateTable('webhooks').set(changes).where('id', '=', id).execute();
+    // A new limit starts from now: slots reserved at the old rate must not hold the new one back.
+    if (changes.max_per_second !== undefined && changes.max_per_second !== row.max_per_second) {
+      await trx.deleteFrom('webhook_throttle').where('webhook_id', '=', id).execute();
+    }
     if (active === true && row.active !== 1) {
       await trx.updateTable('webhooks').set({ active: 1, disabled_reason: null }).where('id', '=', id).execute();
     }

@@ -11,6 +11,7 @@ export interface WebhookRow {
   previous_secret: string | null; // the secret a rotation replaced, stored like `secret`; signs until it expires
   previous_secret_expires_at: number | null; // ms; the end of the rotation's grace period
   active: number; // 0/1
+  max_per_second: number | null; // deliveries per second across all workers (1-1000); null: unlimited
   disabled_reason: string | null; // why it was auto-disabled (or disabled by an admin)
   created_at: string;
   updated_at: string;
@@ -64,9 +65,16 @@ export interface DeliveryAttemptRow {
   success: number;
 }
 
+/** A throttled webhook's next free send slot (ms, fractional), reserved atomically by the workers. */
+export interface WebhookThrottleRow {
+  webhook_id: string;
+  next_slot_ms: number;
+}
+
 export interface WebhookTables {
   webhooks: WebhookRow;
   events: EventRow;
   deliveries: DeliveryRow;
   delivery_attempts: DeliveryAttemptRow;
+  webhook_throttle: WebhookThrottleRow;
 }

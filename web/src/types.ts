@@ -27,6 +27,8 @@ export interface Webhook {
   warning: string | null;
   /** While a secret rotation's grace period lasts, when the previous secret stops signing. */
   previous_secret_expires_at: string | null;
+  /** At most this many deliveries a second, across all workers; null: no limit. */
+  max_per_second: number | null;
 }
 
 export interface TestResult {

@@ -1,9 +1,9 @@
 // `waypost webhooks create|list|show|update|enable|disable|delete|test|secret|rotate-secret|events`: the same
 // service functions as the console and its admin JSON API (src/webhooks/manage.ts).
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import {
   createWebhook, deleteWebhook, DISABLED_BY_ADMIN, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks,
-  regenerateSecret, revealSecret, updateWebhook, type WebhookView,
+  MAX_PER_SECOND_LIMIT, regenerateSecret, revealSecret, updateWebhook, type WebhookView,
 } from '../../webhooks/manage.js';
 import { parseGrace, rotateSecret } from '../../webhooks/rotation.js';
 import { sendTestEvent } from '../../webhooks/test-send.js';
@@ -15,6 +15,20 @@ import { fields, table } from '../table.js';
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 /** `--events all` subscribes to every event type, like the console's "All events" box. */
 const eventList = (value: string) => (value.trim() === 'all' ? [...EVENT_TYPE_NAMES] : list(value));
+/** `--max-per-second N`; `0` or `none` is no limit ('none': commander would store a parser's null as ''). */
+const maxPerSecond = (value: string): number | 'none' => {
+  const v = value.trim().toLowerCase();
+  if (v === 'none' || v === '0') return 'none';
+  if (!/^[1-9]\d{0,3}$/.test(v) || Number(v) > MAX_PER_SECOND_LIMIT) {
+    throw new InvalidArgumentError(`Give a whole number of deliveries per second, 1 to ${MAX_PER_SECOND_LIMIT}, `
+      + 'or 0 / none for no limit.');
+  }
+  return Number(v);
+};
+const perSecondInput = (v: number | 'none' | undefined) => (v === 'none' ? null : v);
+const MAX_PER_SECOND_HELP = 'at most N deliveries a second to it, across all workers (1-1000)';
+/** "at most 20/s", or "none". */
+const limit = (w: WebhookView) => (w.max_per_second === null ? 'none' : `at most ${w.max_per_second}/s`);
 
 /** Disabled by Waypost after failures (the console shows it in red), as opposed to switched off by a person. */
 const autoDisabled = (w: WebhookView) =>
@@ -45,6 +59,7 @@ function describe(w: WebhookView & { secret?: string }): string {
     ['url', w.url],
     ['events', w.events.join(', ')],
     ['state', state(w)],
+    ['throttle', limit(w)],
     ...(w.previous_secret_expires_at
       ? [['previous secret', `also signs until ${w.previous_secret_expires_at}`] as [string, string]] : []),
     ...(w.secret ? [['secret', w.secret] as [string, string]] : []),
@@ -53,6 +68,14 @@ function describe(w: WebhookView & { secret?: string }): string {
     ['updated', w.updated_at],
     ...(w.warning ? [['warning', w.warning] as [string, string]] : []),
   ]);
+}
+
+interface CreateOptions {
+  name: string; url: string; events: string; inactive?: boolean; maxPerSecond?: number | 'none'; json?: boolean;
+}
+
+interface UpdateOptions {
+  name?: string; url?: string; events?: string; maxPerSecond?: number | 'none'; json?: boolean;
 }
 
 export function registerWebhooks(program: Command): void {
@@ -66,10 +89,14 @@ export function registerWebhooks(program: Command): void {
     .requiredOption('--url <url>', 'the receiver, an absolute https:// URL')
     .requiredOption('--events <types>', 'comma-separated event types, e.g. booking.created,booking.updated, or "all"')
     .option('--inactive', 'create it disabled (nothing is sent until `waypost webhooks enable`)')
+    .option('--max-per-second <n>', `${MAX_PER_SECOND_HELP}; default: no limit`, maxPerSecond)
     .option('--json', 'machine-readable output')
-    .action(async (opts: { name: string; url: string; events: string; inactive?: boolean; json?: boolean }) => {
+    .action(async (opts: CreateOptions) => {
       await withWaypost(async (wp) => {
-        const input = { name: opts.name, url: opts.url, events: eventList(opts.events), active: !opts.inactive };
+        const input = {
+          name: opts.name, url: opts.url, events: eventList(opts.events), active: !opts.inactive,
+          max_per_second: perSecondInput(opts.maxPerSecond),
+        };
         const created = await createWebhook(wp.core, input);
         output(opts.json, created, () => `${describe(created)}\n\nKeep the secret: receivers verify `
           + `X-${wp.config.serviceName}-Signature with it (\`waypost webhooks secret ${created.id}\` shows it again).`);
@@ -83,10 +110,11 @@ export function registerWebhooks(program: Command): void {
       await withWaypost(async (wp) => {
         const all = await listWebhooks(wp.core);
         output(opts.json, all, () => table(
-          ['ID', 'NAME', 'STATE', 'EVENTS', 'LAST DELIVERY', 'URL'],
+          ['ID', 'NAME', 'STATE', 'EVENTS', 'LIMIT', 'LAST DELIVERY', 'URL'],
           all.map((w) => [
             w.id, w.name, w.active ? 'active' : autoDisabled(w) ? 'auto-disabled' : 'disabled',
             w.events.length === EVENT_TYPE_NAMES.length ? 'all' : w.events.join(','),
+            w.max_per_second === null ? null : `${w.max_per_second}/s`,
             lastOutcome(w),
             w.url,
           ]),
@@ -106,18 +134,21 @@ export function registerWebhooks(program: Command): void {
     });
 
   webhooks.command('update <id>')
-    .description('Change a webhook\'s name, URL or events (its delivery history is kept)')
+    .description('Change a webhook\'s name, URL, events or throttle (its delivery history is kept)')
     .option('--name <name>', 'new name')
     .option('--url <url>', 'new receiver URL')
     .option('--events <types>', 'new comma-separated event types (replace the current ones), or "all"')
+    .option('--max-per-second <n>', `${MAX_PER_SECOND_HELP}, or 0 / "none" to remove the limit`, maxPerSecond)
     .option('--json', 'machine-readable output')
-    .action(async (id: string, opts: { name?: string; url?: string; events?: string; json?: boolean }) => {
-      if (opts.name === undefined && opts.url === undefined && opts.events === undefined) {
-        throw new CliError('nothing_to_change', 'give --name, --url and/or --events (enable and disable are commands)');
+    .action(async (id: string, opts: UpdateOptions) => {
+      if ([opts.name, opts.url, opts.events, opts.maxPerSecond].every((o) => o === undefined)) {
+        const message = 'give --name, --url, --events and/or --max-per-second (enable and disable are commands)';
+        throw new CliError('nothing_to_change', message);
       }
       await withWaypost(async (wp) => {
         const events = opts.events === undefined ? undefined : eventList(opts.events);
-        const w = await updateWebhook(wp.core, id, { name: opts.name, url: opts.url, events });
+        const input = { name: opts.name, url: opts.url, events, max_per_second: perSecondInput(opts.maxPerSecond) };
+        const w = await updateWebhook(wp.core, id, input);
         output(opts.json, w, () => describe(w));
       });
     });

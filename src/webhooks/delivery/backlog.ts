@@ -2,6 +2,7 @@
 // number running and held (running + waiting). Per webhook so that a completion finds the next startable delivery
 // by looking at each webhook once, not at every waiting delivery (up to prefetchRounds rounds of them).
 import type { Claimed } from './queue/index.js';
+import { throttledConcurrency } from './throttle.js';
 
 interface Job extends Claimed {
   /** Claim order: across webhooks, the oldest waiting delivery starts first. */
@@ -14,6 +15,8 @@ export class Backlog {
   private claimOrder = 0;
   private readonly running = new Map<string, number>();
   private readonly held = new Map<string, number>();
+  /** Throttled webhooks' own limit (fewer at once: each waits for its slot), as their latest claimed row says. */
+  private readonly limits = new Map<string, number>();
 
   /** `perWebhook`: how many of one webhook's deliveries may run at once. */
   constructor(private readonly perWebhook: number) {}
@@ -32,6 +35,9 @@ export class Backlog {
       already.leaseUntil = c.leaseUntil;
       return;
     }
+    const perSecond = c.loaded?.webhook?.max_per_second ?? null;
+    if (perSecond !== null) this.limits.set(c.webhookId, throttledConcurrency(perSecond, this.perWebhook));
+    else if (this.limits.size > 0) this.limits.delete(c.webhookId);
     const job: Job = {
       id: c.id, webhookId: c.webhookId, leaseUntil: c.leaseUntil, loaded: c.loaded, order: this.claimOrder++,
     };
@@ -46,18 +52,24 @@ export class Backlog {
   startable(): number {
     let n = 0;
     for (const [webhookId, queue] of this.waiting) {
-      n += Math.min(queue.length, Math.max(0, this.perWebhook - (this.running.get(webhookId) ?? 0)));
+      n += Math.min(queue.length, Math.max(0, this.limit(webhookId) - (this.running.get(webhookId) ?? 0)));
     }
     return n;
   }
 
-  /** Webhooks holding at least `cap` deliveries: claims pass over them. */
-  heldAtLeast(cap: number): string[] {
-    return [...this.held].filter(([, n]) => n >= cap).map(([id]) => id);
+  /** Webhooks holding at least `rounds` of their limit: claims pass over them. */
+  heldAtLeast(rounds: number): string[] {
+    return [...this.held].filter(([id, n]) => n >= rounds * this.limit(id)).map(([id]) => id);
   }
 
-  heldBy(webhookId: string): number {
-    return this.held.get(webhookId) ?? 0;
+  /** Whether the webhook holds less than `rounds` of its limit (claims may take more of it again). */
+  heldBelow(webhookId: string, rounds: number): boolean {
+    return (this.held.get(webhookId) ?? 0) < rounds * this.limit(webhookId);
+  }
+
+  private limit(webhookId: string): number {
+    if (this.limits.size === 0) return this.perWebhook; // no throttled webhook here: no lookup
+    return this.limits.get(webhookId) ?? this.perWebhook;
   }
 
   /** Takes the oldest waiting delivery whose webhook is below its limit, counted as running; undefined if none. */
@@ -65,7 +77,7 @@ export class Backlog {
     let next: Job[] | undefined;
     for (const [webhookId, queue] of this.waiting) {
       const older = next === undefined || queue[0].order < next[0].order;
-      if (older && (this.running.get(webhookId) ?? 0) < this.perWebhook) next = queue;
+      if (older && (this.running.get(webhookId) ?? 0) < this.limit(webhookId)) next = queue;
     }
     if (next === undefined) return undefined;
     const job = next.shift()!;
@@ -79,6 +91,7 @@ export class Backlog {
   finish(webhookId: string): void {
     decrement(this.running, webhookId);
     decrement(this.held, webhookId);
+    if (!this.held.has(webhookId)) this.limits.delete(webhookId);
   }
 
   /** Empties the waiting queues (shutdown): what was waiting, to give back. */

@@ -11,6 +11,7 @@ import { attemptDelivery, sendRequest, type Sender } from './attempt.js';
 import { Backlog } from './backlog.js';
 import { deliveryQueue, type Claimed, type DeliveryQueue, type Wakeups } from './queue/index.js';
 import { SuccessBatch } from './success-batch.js';
+import { Throttle, waitUntil } from './throttle.js';
 
 export class DeliveryWorker {
   readonly id: string;
@@ -20,6 +21,8 @@ export class DeliveryWorker {
   private readonly running = new Map<string, Promise<void>>();
   private readonly skipped = new Set<string>(); // webhooks the last claim passed over: refill when they run low
   private readonly abort = new AbortController();
+  private readonly stopping = new AbortController(); // ends throttled deliveries' waits for their slots
+  private readonly throttle: Throttle;
   private ticking: Promise<void> | null = null;
   private again = false; // woken during a claim: claim once more after it
   private moreDue = false; // the last claim filled every free slot: more may be waiting
@@ -42,6 +45,7 @@ export class DeliveryWorker {
     this.send = options.send ?? sendRequest;
     this.backlog = new Backlog(core.config.perWebhookConcurrency);
     this.successes = new SuccessBatch(core, this.queue);
+    this.throttle = new Throttle(this.queue, core.clock);
     setMaxListeners(0, this.abort.signal); // every in-flight send listens to it
     // Opened now, not on the first claim (SQLite: the writer thread takes about 25 ms to start).
     this.queue.open().catch((err) => core.log.error({ err }, 'could not open the delivery queue'));
@@ -113,7 +117,7 @@ export class DeliveryWorker {
     // each claim is a write transaction whose fixed cost, over a large backlog, was the largest part of claiming.
     // Deliveries held back by their own webhook's limit do not count, and such webhooks are not claimed for again:
     // a slow webhook keeps at most heldRounds rounds of its own here and cannot starve the others.
-    const { deliveryConcurrency: concurrency, prefetchRounds, heldRounds, perWebhookConcurrency } = this.core.config;
+    const { deliveryConcurrency: concurrency, prefetchRounds, heldRounds } = this.core.config;
     const startable = this.backlog.startable();
     const free = prefetchRounds * concurrency - this.running.size - startable;
     // Less than a round free while a whole round is ready to start: the completions that woke this claim can wait
@@ -122,7 +126,7 @@ export class DeliveryWorker {
       this.moreDue = true;
       return null;
     }
-    const skip = this.backlog.heldAtLeast(heldRounds * perWebhookConcurrency);
+    const skip = this.backlog.heldAtLeast(heldRounds);
     for (const id of skip) this.skipped.add(id);
     const drained = this.othersDrained;
     if (skip.length > 0 && drained && [...drained].every((id) => skip.includes(id))) {
@@ -162,11 +166,18 @@ export class DeliveryWorker {
   private async run(item: Claimed): Promise<void> {
     const { leaseMs, deliveryTimeoutMs, recordMarginMs } = this.core.config;
     try {
+      let leaseUntil = item.leaseUntil;
+      const perSecond = item.loaded.webhook?.max_per_second ?? null;
+      if (perSecond !== null) {
+        const until = await this.waitForSlot(item, perSecond);
+        if (until === null) return;
+        leaseUntil = until;
+      }
       // The lease must outlast the attempt (the timeout) and the writing of its result; otherwise a claim could find
       // the delivery due again right after it was sent and before its success was written. A delivery that waited
       // for its webhook's turn long enough to risk its lease renews it first.
       const now = this.core.clock.now();
-      if (item.leaseUntil - now < deliveryTimeoutMs + recordMarginMs) {
+      if (leaseUntil - now < deliveryTimeoutMs + recordMarginMs) {
         if (!(await this.queue.renew(item.id, this.id, now + leaseMs))) return;
       }
       // Rows loaded long ago are re-read: the webhook may have been disabled meanwhile.
@@ -183,6 +194,23 @@ export class DeliveryWorker {
     }
   }
 
+  /**
+   * A throttled delivery waits here for its slot, its lease extended first if the wait would outlast it. Returns the
+   * lease's end, or null when it is not to be sent now: the lease was lost, or the worker is stopping (given back).
+   */
+  private async waitForSlot(item: Claimed, perSecond: number): Promise<number | null> {
+    const { deliveryTimeoutMs, recordMarginMs, leaseMs } = this.core.config;
+    const at = await this.throttle.slot(item.webhookId, perSecond);
+    let leaseUntil = item.leaseUntil;
+    if (at + deliveryTimeoutMs + recordMarginMs > leaseUntil) {
+      leaseUntil = at + leaseMs;
+      if (!(await this.queue.renew(item.id, this.id, leaseUntil))) return null;
+    }
+    if (await waitUntil(this.core.clock, at, this.stopping.signal)) return leaseUntil;
+    await this.queue.release(item.id, this.id); // its slot goes unused: the limit is a maximum
+    return null;
+  }
+
   private finished(item: Claimed): void {
     this.running.delete(item.id);
     this.backlog.finish(item.webhookId);
@@ -191,8 +219,8 @@ export class DeliveryWorker {
     // Claim again when the prefetched work is down to one round (not after every completion). A webhook the claims
     // passed over is claimed for as soon as it holds less than its cap, while most of its last round still waits:
     // its senders keep going while the claim is out (a 240-row claim takes 10-20 ms on PostgreSQL).
-    const { heldRounds, perWebhookConcurrency, deliveryConcurrency } = this.core.config;
-    if (this.skipped.has(item.webhookId) && this.backlog.heldBy(item.webhookId) < heldRounds * perWebhookConcurrency) {
+    const { heldRounds, deliveryConcurrency } = this.core.config;
+    if (this.skipped.has(item.webhookId) && this.backlog.heldBelow(item.webhookId, heldRounds)) {
       this.skipped.delete(item.webhookId);
       this.wake();
     } else if (this.moreDue && this.backlog.startable() < deliveryConcurrency) {
@@ -236,6 +264,7 @@ export class DeliveryWorker {
   async stop(graceMs = Math.min(this.core.config.deliveryTimeoutMs + 500, 8_000)): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.stopping.abort();
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.wakeups?.close();

@@ -14,7 +14,9 @@ export interface TestWebhook {
   url: string;
 }
 
-export async function addWebhook(core: Core, url: string, options: { events?: string[]; name?: string; active?: boolean; secret?: string } = {}): Promise<TestWebhook> {
+export async function addWebhook(core: Core, url: string, options: {
+  events?: string[]; name?: string; active?: boolean; secret?: string; maxPerSecond?: number;
+} = {}): Promise<TestWebhook> {
   const id = newId('wh');
   const secret = options.secret ?? generateSecret();
   const now = new Date(core.clock.now()).toISOString();
@@ -25,6 +27,7 @@ export async function addWebhook(core: Core, url: string, options: { events?: st
     events: JSON.stringify(options.events ?? EVENT_TYPE_NAMES),
     secret,
     active: options.active === false ? 0 : 1,
+    max_per_second: options.maxPerSecond ?? null,
     disabled_reason: null,
     created_at: now,
     updated_at: now,

@@ -4,6 +4,7 @@ import type {
   ClaimRequest, Claimed, DeliveryQueue, FailureRecord, FailureWritten, LoadedDelivery, SuccessItem, Wakeups,
 } from '../../../src/webhooks/delivery/queue/index.js';
 import type { DeliveryAttemptRow, DeliveryRow, EventRow, WebhookRow } from '../../../src/webhooks/tables.js';
+import { reserve } from '../../../src/webhooks/delivery/throttle.js';
 
 export class MemoryQueue implements DeliveryQueue {
   readonly deliveries = new Map<string, DeliveryRow>();
@@ -12,12 +13,14 @@ export class MemoryQueue implements DeliveryQueue {
   readonly attempts: DeliveryAttemptRow[] = [];
   readonly disabled: string[] = [];
   readonly claimLimits: number[] = [];
+  readonly nextSlots = new Map<string, number>(); // the throttle's next free slot per webhook
   private readonly listeners = new Set<() => void>();
 
-  addWebhook(id: string, active = 1): WebhookRow {
+  addWebhook(id: string, active = 1, maxPerSecond: number | null = null): WebhookRow {
     const row: WebhookRow = {
       id, name: id, url: `http://receiver.test/${id}`, events: '["enquiry.created"]', secret: 'whsec_test',
       previous_secret: null, previous_secret_expires_at: null, active, disabled_reason: null, created_at: '', updated_at: '', deleted_at: null,
+      max_per_second: maxPerSecond,
     };
     this.webhooks.set(id, row);
     return row;
@@ -110,6 +113,12 @@ export class MemoryQueue implements DeliveryQueue {
       Object.assign(this.webhooks.get(f.disable.webhookId)!, { active: 0, disabled_reason: f.disable.reason });
     }
     return { status, cancelReason: d.cancel_reason };
+  }
+
+  async reserveSlots(webhookId: string, count: number, intervalMs: number, now: number): Promise<number> {
+    const { first, next } = reserve(this.nextSlots.get(webhookId) ?? null, now, count, intervalMs);
+    this.nextSlots.set(webhookId, next);
+    return first;
   }
 
   async cancel(id: string, reason: string): Promise<void> {

@@ -20,6 +20,10 @@ import { WebhookForm, type WebhookFormValues } from './WebhookForm';
 // The secret returned at creation, handed to the edit page that follows (never stored anywhere).
 let justCreatedSecret: { id: string; secret: string } | null = null;
 
+const NEW_WEBHOOK: WebhookFormValues = { name: '', url: '', events: [], max_per_second: null };
+const formValues = (w: Webhook): WebhookFormValues =>
+  ({ name: w.name, url: w.url, events: w.events, max_per_second: w.max_per_second });
+
 export function WebhookEditor({ id }: { id: string | null }) {
   const toast = useToast();
   const [eventTypes, setEventTypes] = useState<EventTypeInfo[] | null>(null);
@@ -52,7 +56,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
         {back}
         <div className="card">
           <h2 tabIndex={-1} ref={titleRef}>Add webhook</h2>
-          <WebhookForm initial={{ name: '', url: '', events: [] }} eventTypes={eventTypes} submitLabel="Add webhook"
+          <WebhookForm initial={NEW_WEBHOOK} eventTypes={eventTypes} submitLabel="Add webhook"
             onSubmit={create} onCancel={() => navigate('/webhooks')} />
         </div>
       </>
@@ -82,6 +86,9 @@ export function WebhookEditor({ id }: { id: string | null }) {
         <div>
           <h2 className="editor-title" tabIndex={-1} ref={titleRef}>{w.name}</h2>
           <p className="mono muted small">{w.url}</p>
+          {w.max_per_second !== null && (
+            <p className="muted small" data-testid="throttle">At most {w.max_per_second} deliveries a second</p>
+          )}
         </div>
         <div className="status-cell">
           <Switch checked={w.active} busy={toggle.busyId === w.id} label="Webhook active" onChange={setActive} />
@@ -105,7 +112,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
       <div className="editor-grid">
         <div className="card">
           <h3>Details</h3>
-          <WebhookForm key={formKey} initial={{ name: w.name, url: w.url, events: w.events }} eventTypes={eventTypes}
+          <WebhookForm key={formKey} initial={formValues(w)} eventTypes={eventTypes}
             submitLabel="Save changes" onSubmit={save} />
         </div>
         <div className="editor-side">

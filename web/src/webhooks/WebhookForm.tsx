@@ -1,4 +1,5 @@
-// Name, URL and event checkboxes. Every invalid field is marked at once, with the server's limits checked here
+// Name, URL, event checkboxes and the optional throttle (deliveries per second).
+// Every invalid field is marked at once, with the server's limits checked here
 // first; the server's own messages (e.g. a private address) are shown next to the field they name.
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api';
@@ -11,6 +12,8 @@ export interface WebhookFormValues {
   name: string;
   url: string;
   events: string[];
+  /** At most this many deliveries a second (across all workers); null: no limit. */
+  max_per_second: number | null;
 }
 
 interface Props {
@@ -24,12 +27,21 @@ interface Props {
 // The server's limits (src/webhooks/manage.ts).
 export const NAME_MAX = 100;
 export const URL_MAX = 2000;
-const FIELDS = ['name', 'url', 'events'];
+export const MAX_PER_SECOND_LIMIT = 1000;
+const FIELDS = ['name', 'url', 'events', 'max_per_second'];
 
-type Errors = Partial<Record<'name' | 'url' | 'events' | 'form', string>>;
+type Errors = Partial<Record<'name' | 'url' | 'events' | 'max_per_second' | 'form', string>>;
+
+/** The limit as typed: empty is no limit; undefined when it is not a whole number from 1 to 1000. */
+export function parseLimit(text: string): number | null | undefined {
+  const t = text.trim();
+  if (t === '') return null;
+  if (!/^\d+$/.test(t) || Number(t) < 1 || Number(t) > MAX_PER_SECOND_LIMIT) return undefined;
+  return Number(t);
+}
 
 /** Every problem the server would report, one per field, so the user fixes them in one go. */
-export function checkWebhook(values: WebhookFormValues): Errors {
+export function checkWebhook(values: WebhookFormValues, limitText = ''): Errors {
   const errors: Errors = {};
   const name = values.name.trim();
   const url = values.url.trim();
@@ -39,6 +51,9 @@ export function checkWebhook(values: WebhookFormValues): Errors {
   else if (!/^https?:\/\/\S+$/i.test(url)) errors.url = 'Enter a valid URL starting with https:// (or http://).';
   else if (url.length > URL_MAX) errors.url = `Use at most ${URL_MAX} characters.`;
   if (values.events.length === 0) errors.events = 'Choose at least one event.';
+  if (parseLimit(limitText) === undefined) {
+    errors.max_per_second = `Enter a whole number from 1 to ${MAX_PER_SECOND_LIMIT}, or leave it empty for no limit.`;
+  }
   return errors;
 }
 
@@ -46,10 +61,12 @@ const sameEvents = (a: string[], b: string[]) => a.length === b.length && a.ever
 
 export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCancel }: Props) {
   const [values, setValues] = useState(initial);
+  const initialLimit = initial.max_per_second === null ? '' : String(initial.max_per_second);
+  const [limitText, setLimitText] = useState(initialLimit);
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
   const dirty = values.name !== initial.name || values.url !== initial.url
-    || !sameEvents(values.events, initial.events);
+    || !sameEvents(values.events, initial.events) || limitText.trim() !== initialLimit;
   const guard = useUnsavedChanges(dirty);
 
   const toggleEvent = (type: string, on: boolean) =>
@@ -57,7 +74,7 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const found = checkWebhook(values);
+    const found = checkWebhook(values, limitText);
     setErrors(found);
     if (Object.keys(found).length > 0) {
       // Take the user to the first field to fix; the others are marked too.
@@ -68,7 +85,8 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
     setBusy(true);
     guard.leaving();
     try {
-      await onSubmit({ ...values, name: values.name.trim(), url: values.url.trim() });
+      const max = parseLimit(limitText) ?? null;
+      await onSubmit({ ...values, name: values.name.trim(), url: values.url.trim(), max_per_second: max });
     } catch (err) {
       guard.stay();
       const apiErr = err instanceof ApiError ? err : new ApiError(0, 'error', String(err), null);
@@ -133,6 +151,14 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
         </div>
         {errors.events && <p id="events-error" className="field-error" role="alert">{errors.events}</p>}
       </fieldset>
+      <div data-field="max_per_second">
+        <Field label="Max deliveries per second (optional)" error={errors.max_per_second}
+          hint={'For a small receiver: Waypost sends it at most this many events a second, retries included, '
+            + 'and queues the rest. Empty: no limit.'}>
+          <input type="text" inputMode="numeric" className="input-narrow" value={limitText} maxLength={4}
+            onChange={(e) => setLimitText(e.target.value)} placeholder="No limit" />
+        </Field>
+      </div>
       <div className="form-actions">
         {onCancel && <button type="button" className="button" onClick={cancel}>Cancel</button>}
         <button type="submit" className="button button-primary" disabled={busy}>

@@ -60,6 +60,9 @@ export function WebhooksTab() {
                   <td>
                     <a className="strong-link" href={`#/webhooks/${w.id}`}>{w.name}</a>
                     <div className="mono muted small truncate" title={w.url}>{w.url}</div>
+                    {w.max_per_second !== null && (
+                      <div className="muted small" data-testid="throttle">At most {w.max_per_second}/s</div>
+                    )}
                   </td>
                   <td>
                     <div className="chips">

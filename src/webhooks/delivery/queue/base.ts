@@ -1,6 +1,6 @@
 // What both backends share: the statements, built by Kysely (typed) and compiled once where they run per delivery.
 // sqlite.ts and postgres.ts extend it with their claim, their locking and their wake-ups.
-import type { CompiledQuery, Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Core } from '../../../core.js';
 import type { Database } from '../../../store/tables.js';
 import { readRows } from '../../../store/read.js';
@@ -22,6 +22,9 @@ export abstract class BaseQueue implements DeliveryQueue {
 
   /** Whether a failure locks its delivery row first (PostgreSQL; SQLite's transactions are serial already). */
   protected abstract readonly lockRows: boolean;
+
+  /** The SQL function of the larger of two values (SQLite's two-argument max, PostgreSQL's greatest). */
+  protected abstract readonly greatest: 'max' | 'greatest';
 
   async open(): Promise<void> {}
 
@@ -78,6 +81,22 @@ export abstract class BaseQueue implements DeliveryQueue {
   async release(id: string, owner: string): Promise<void> {
     await this.core.db.updateTable('deliveries').set({ lease_owner: null, lease_until: null })
       .where('id', '=', id).where('lease_owner', '=', owner).execute();
+  }
+
+  async reserveSlots(webhookId: string, count: number, intervalMs: number, now: number): Promise<number> {
+    const { rows } = await this.core.db.executeQuery(this.reserveStatement(webhookId, count, intervalMs, now));
+    return Number(rows[0].next_slot_ms) - count * intervalMs;
+  }
+
+  /** One upsert: the slots are the caller's once it commits, whichever process asks next gets the ones after. */
+  protected reserveStatement(webhookId: string, count: number, intervalMs: number, now: number) {
+    const span = count * intervalMs;
+    return sql<{ next_slot_ms: number }>`INSERT INTO webhook_throttle (webhook_id, next_slot_ms)
+      VALUES (${webhookId}, ${now + span})
+      ON CONFLICT (webhook_id) DO UPDATE SET next_slot_ms =
+        ${sql.raw(this.greatest)}(webhook_throttle.next_slot_ms, CAST(${now} AS double precision))
+        + CAST(${span} AS double precision)
+      RETURNING next_slot_ms`.compile(this.core.db);
   }
 
   async cancel(id: string, reason: string, now: string): Promise<void> {

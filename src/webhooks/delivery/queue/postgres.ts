@@ -10,6 +10,7 @@ import type { ClaimRequest, Claimed, Wakeups } from './types.js';
 
 export class PostgresQueue extends BaseQueue {
   protected readonly lockRows = true;
+  protected readonly greatest = 'greatest';
   private readonly claimQuery: (r: ClaimRequest) => CompiledQuery;
 
   constructor(core: Core) {

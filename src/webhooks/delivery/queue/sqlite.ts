@@ -19,6 +19,7 @@ const ATTEMPT_COLUMNS = [
 
 export class SqliteQueue extends BaseQueue {
   protected readonly lockRows = false;
+  protected readonly greatest = 'max';
   private readonly claimQuery: (r: ClaimRequest) => CompiledQuery;
   private readonly loadSteps: [WriteStep, WriteStep];
   private readonly successSteps: (items: readonly SuccessItem[], now: string) => WriteStep[];
@@ -69,6 +70,14 @@ export class SqliteQueue extends BaseQueue {
       loaded = await this.withWebhooksAndEvents(rows);
     }
     return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, loaded: loaded.get(r.id)! }));
+  }
+
+  /** On the writer thread once a worker opened it: the main connection would wait there for the writer's lock. */
+  override async reserveSlots(webhookId: string, count: number, intervalMs: number, now: number): Promise<number> {
+    if (!this.writer) return super.reserveSlots(webhookId, count, intervalMs, now);
+    const statement = this.reserveStatement(webhookId, count, intervalMs, now);
+    const [rows] = await this.writer.transaction([step(statement, true)]);
+    return Number((rows as Array<{ next_slot_ms: number }>)[0].next_slot_ms) - count * intervalMs;
   }
 
   override async recordSuccesses(items: readonly SuccessItem[]): Promise<void> {

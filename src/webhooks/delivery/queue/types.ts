@@ -66,6 +66,11 @@ export interface DeliveryQueue {
   /** Marks deliveries succeeded with their attempt rows, in one transaction. */
   recordSuccesses(items: readonly SuccessItem[]): Promise<void>;
   recordFailure(failure: FailureRecord): Promise<FailureWritten>;
+  /**
+   * Reserves `count` send slots `intervalMs` apart for a throttled webhook, atomically across processes, from its
+   * next free slot or `now` if that has passed; returns the first slot (ms). delivery/throttle.ts uses it.
+   */
+  reserveSlots(webhookId: string, count: number, intervalMs: number, now: number): Promise<number>;
   /** Cancels a pending delivery that must not be sent (webhook deleted or disabled, event gone). */
   cancel(id: string, reason: string, now: string): Promise<void>;
   /** Calls `onWake` when deliveries may have been queued (this process's commits; other processes' on PostgreSQL). */
