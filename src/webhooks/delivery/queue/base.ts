@@ -1,6 +1,6 @@
 // What both backends share: the statements, built by Kysely (typed) and compiled once where they run per delivery.
 // sqlite.ts and postgres.ts extend it with their claim, their locking and their wake-ups.
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, ExpressionBuilder, Kysely } from 'kysely';
 import type { Core } from '../../../core.js';
 import type { Database } from '../../../store/tables.js';
 import { readRows } from '../../../store/read.js';
@@ -146,8 +146,13 @@ export function joinLoaded(
 
 /** A success's delivery update. The attempt row has its number; the delivery made one fewer (the lease held). */
 export function markSucceeded(db: Db, now: string, ids: string[]) {
-  return db.updateTable('deliveries').set((eb) => ({
-    status: 'succeeded',
+  return db.updateTable('deliveries').set(succeededValues(now)).where('id', 'in', ids);
+}
+
+/** What a success sets on its delivery (both backends' success statements). */
+export function succeededValues(now: string) {
+  return (eb: ExpressionBuilder<Database, 'deliveries'>) => ({
+    status: 'succeeded' as const,
     attempts: eb('attempts', '+', 1),
     next_attempt_at: null,
     lease_owner: null,
@@ -157,7 +162,7 @@ export function markSucceeded(db: Db, now: string, ids: string[]) {
     cancel_reason: null,
     updated_at: now,
     completed_at: now,
-  })).where('id', 'in', ids);
+  });
 }
 
 /**
