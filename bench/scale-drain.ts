@@ -3,6 +3,8 @@
 // the worker processes start; one transaction then makes it due and NOTIFYs, and the clock runs until the receiver
 // has every delivery. The bare undici loop (bench/webhooks.ts's baseline) posts the same body at the same
 // concurrency. CPU seconds of every party come from /proc (scale-procs.ts).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { CpuMeter, backendPids, pidsNamed, startWaypost, withApplicationName } from './scale-procs.js';
@@ -27,8 +29,22 @@ export interface DrainSetup {
 
 const now = () => performance.timeOrigin + performance.now();
 
-/** Every delivery pending again and not due; the previous drain's dead rows vacuumed. */
-export async function resetBacklog(admin: pg.Client): Promise<void> {
+const FILLFACTOR_MIGRATION = '0013_deliveries_fillfactor';
+
+/**
+ * Every delivery pending again and not due; the previous drain's dead rows vacuumed. `baseSchema`: the schema as
+ * a base commit without migration 0013 left it (no fillfactor, no record of the migration, which that commit would
+ * refuse to run beside), for a BENCH_BEFORE_REF turn; otherwise 0013 is (again) applied.
+ */
+export async function resetBacklog(admin: pg.Client, baseSchema = false): Promise<void> {
+  if (baseSchema) {
+    await admin.query('ALTER TABLE deliveries RESET (fillfactor)');
+    await admin.query('DELETE FROM kysely_migration WHERE name = $1', [FILLFACTOR_MIGRATION]);
+  } else {
+    await admin.query('ALTER TABLE deliveries SET (fillfactor = 50)');
+    await admin.query(`INSERT INTO kysely_migration (name, timestamp) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [FILLFACTOR_MIGRATION, new Date().toISOString()]);
+  }
   await admin.query('DELETE FROM delivery_attempts');
   await admin.query(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ${FAR},
     lease_owner = NULL, lease_until = NULL, last_status = NULL, last_error = NULL, cancel_reason = NULL,
@@ -43,8 +59,10 @@ function perDelivery(cpu: Record<string, number>, total: number): Record<string,
 }
 
 /** One drain by `workers` worker processes (from the build, or from `tree`'s sources). */
-export async function drain(s: DrainSetup, workers: number, options: { tree?: string; cpuProfDir?: string } = {}) {
-  await resetBacklog(s.admin);
+export async function drain(s: DrainSetup, workers: number,
+  options: { tree?: string; cpuProfDir?: string } = {}) {
+  const baseSchema = options.tree !== undefined && !existsSync(join(options.tree, 'src/store/migrations/0013_deliveries_fillfactor.ts'));
+  await resetBacklog(s.admin, baseSchema);
   const app = `wpscale-w${workers}-${Date.now()}`;
   const env = {
     DATABASE_URL: withApplicationName(s.databaseUrl, app), WAYPOST_ALLOW_PRIVATE_TARGETS: 'true', PORT: '0',

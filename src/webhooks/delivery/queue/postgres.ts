@@ -2,26 +2,17 @@
 // failure locks its row before reading it, and workers in other processes are woken by LISTEN/NOTIFY.
 // The worker's two hot writes are one statement each, run as named prepared statements (parsed and planned once per
 // connection): a claim leases the rows and returns them with their webhooks and events; a batch of successes
-// inserts its attempt rows from arrays (unnest) and updates its deliveries. Before, a claim was a transaction of
+// inserts its attempt rows from one JSON array and updates its deliveries. Before, a claim was a transaction of
 // four round trips plus two reads, a batch four round trips and a statement of 13 parameters per row compiled by
 // Kysely each time (docs/PERFORMANCE.md).
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
-
 import type { Core } from '../../../core.js';
 import { slot, withValues } from '../../../store/prepared.js';
 import type { Database } from '../../../store/tables.js';
-import type { DeliveryAttemptRow, DeliveryRow, EventRow, WebhookRow } from '../../tables.js';
+import type { DeliveryRow, EventRow, WebhookRow } from '../../tables.js';
 import { BaseQueue, claimStatement, joinLoaded, succeededValues } from './base.js';
 import { DELIVERY_CHANNEL, listenForDeliveries } from './listen.js';
 import type { ClaimRequest, Claimed, SuccessItem, Wakeups } from './types.js';
-
-/** The attempt columns and their types: the success batch passes one array per column. */
-const ATTEMPT_TYPES: { [K in keyof DeliveryAttemptRow]-?: 'text' | 'int' } = {
-  id: 'text', delivery_id: 'text', attempt: 'int', started_at: 'text', duration_ms: 'int', request_url: 'text',
-  request_headers: 'text', request_body: 'text', response_status: 'int', response_headers: 'text',
-  response_body: 'text', error: 'text', success: 'int',
-};
-const ATTEMPT_COLUMNS = Object.keys(ATTEMPT_TYPES) as Array<keyof DeliveryAttemptRow>;
 
 type Loaded = { k: 0; r: DeliveryRow } | { k: 1; r: WebhookRow } | { k: 2; r: EventRow };
 
@@ -34,7 +25,7 @@ export class PostgresQueue extends BaseQueue {
   constructor(core: Core) {
     super(core);
     this.pools = core.store.pg!;
-    this.claimQuery = claimStatement(core.db, true);
+    this.claimQuery = claimStatement(core.db, { postgres: true });
     this.successQuery = withValues(successStatement(core.db).compile());
   }
 
@@ -47,8 +38,8 @@ export class PostgresQueue extends BaseQueue {
     // bitmap scan of the whole backlog plus a sort (docs/PERFORMANCE.md); the `ordered` pool's session rules out the
     // sort, which leaves the ordered scan. The claimed rows come back with their webhooks and events, as JSON.
     const text = `WITH claimed AS (${statement.sql}) SELECT 0 AS k, row_to_json(claimed) AS r FROM claimed
-      UNION ALL SELECT 1, row_to_json(w) FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM claimed)
-      UNION ALL SELECT 2, row_to_json(e) FROM events e WHERE e.id IN (SELECT event_id FROM claimed)`;
+      UNION ALL SELECT 1, row_to_json(w) FROM webhooks w WHERE w.id = ANY(ARRAY(SELECT DISTINCT webhook_id FROM claimed))
+      UNION ALL SELECT 2, row_to_json(e) FROM events e WHERE e.id = ANY(ARRAY(SELECT DISTINCT event_id FROM claimed))`;
     const name = `waypost_claim_${request.skipWebhooks.length}`;
     const { rows } = await this.pools.ordered().query<Loaded>({ name, text, values: statement.parameters as unknown[] });
     const deliveries: DeliveryRow[] = [];
@@ -63,12 +54,12 @@ export class PostgresQueue extends BaseQueue {
     return deliveries.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, loaded: loaded.get(r.id)! }));
   }
 
-  /** One statement (atomic on its own): the attempt rows from one array per column, and the deliveries' update. */
+  /** One statement (atomic on its own): the attempt rows from one JSON array, and their deliveries' update. */
   override async recordSuccesses(items: readonly SuccessItem[]): Promise<void> {
     if (items.length === 0) return;
-    const values: Record<string, unknown> = { now: items[items.length - 1].now };
-    for (const column of ATTEMPT_COLUMNS) values[column] = items.map((i) => i.attempt[column]);
-    const { sql: text, parameters } = this.successQuery(values);
+    // JSON.stringify escapes the bodies natively; pg's array literals escaped each string in JavaScript.
+    const attempts = JSON.stringify(items.map((i) => i.attempt));
+    const { sql: text, parameters } = this.successQuery({ now: items[items.length - 1].now, attempts });
     await this.pools.main.query({ name: 'waypost_successes', text, values: parameters as unknown[] });
   }
 
@@ -84,15 +75,18 @@ export class PostgresQueue extends BaseQueue {
   }
 }
 
-/** `WITH written AS (INSERT … SELECT FROM unnest(arrays)) UPDATE deliveries … WHERE id = ANY(delivery ids)`. */
+/**
+ * `WITH written AS (INSERT … SELECT FROM json_populate_recordset(attempts) RETURNING delivery_id) UPDATE deliveries
+ * … WHERE id = ANY(ARRAY(the written delivery ids))`: the attempt rows' JSON keys are the table's column names.
+ */
 function successStatement(db: Kysely<Database>) {
-  const arrays = ATTEMPT_COLUMNS.map((c) => sql`${slot(c)}::${sql.raw(ATTEMPT_TYPES[c])}[]`);
   return db
-    .with('written', (w) => w.insertInto('delivery_attempts').columns(ATTEMPT_COLUMNS)
-      .expression(sql`SELECT * FROM unnest(${sql.join(arrays)})`))
+    .with('written', (w) => w.insertInto('delivery_attempts')
+      .expression(sql`SELECT * FROM json_populate_recordset(NULL::delivery_attempts, ${slot('attempts')}::json)`)
+      .returning('delivery_id'))
     .updateTable('deliveries')
     .set(succeededValues(slot('now')))
-    .where(sql<boolean>`id = ANY(${slot('delivery_id')}::text[])`);
+    .where(sql<boolean>`id = ANY(ARRAY(SELECT delivery_id FROM written))`);
 }
 
 /** In the transaction that queued deliveries: NOTIFY, which PostgreSQL delivers to other processes at commit. */
