@@ -61,7 +61,8 @@ function perDelivery(cpu: Record<string, number>, total: number): Record<string,
 /** One drain by `workers` worker processes (from the build, or from `tree`'s sources). */
 export async function drain(s: DrainSetup, workers: number,
   options: { tree?: string; cpuProfDir?: string } = {}) {
-  const baseSchema = options.tree !== undefined && !existsSync(join(options.tree, 'src/store/migrations/0013_deliveries_fillfactor.ts'));
+  const migration = (tree: string) => join(tree, 'src', 'store', 'migrations', `${FILLFACTOR_MIGRATION}.ts`);
+  const baseSchema = options.tree !== undefined && !existsSync(migration(options.tree));
   await resetBacklog(s.admin, baseSchema);
   const app = `wpscale-w${workers}-${Date.now()}`;
   const env = {

@@ -105,7 +105,9 @@ export function startWaypost(role: 'api' | 'worker', env: Record<string, string>
   tree?: string; cpuProfDir?: string;
 } = {}): Promise<WaypostProcess> {
   const flags = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
-  const entry = options.tree ? ['--import', 'tsx', join(options.tree, 'src', 'cli', 'main.ts')] : [join(ROOT, 'bin', 'waypost.js')];
+  const entry = options.tree
+    ? ['--import', 'tsx', join(options.tree, 'src', 'cli', 'main.ts')]
+    : [join(ROOT, 'bin', 'waypost.js')];
   const child = spawn(process.execPath, [...flags, ...entry, 'serve', '--role', role], {
     cwd: options.tree ?? ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });

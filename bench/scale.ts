@@ -105,14 +105,18 @@ async function main() {
       for (let w = 0; w < WEBHOOKS; w++) await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
       for (let i = 1; i <= EVENTS; i += 500) {
         const items = [];
-        for (let j = i; j < Math.min(i + 500, EVENTS + 1); j++) items.push({ resource: 'enquiries' as const, id: j, input: enquiry(j) as never });
+        for (let j = i; j < Math.min(i + 500, EVENTS + 1); j++) {
+          items.push({ resource: 'enquiries' as const, id: j, input: enquiry(j) as never });
+        }
         await putMany(wp.core, items);
       }
       for (let i = 1; i <= 2000; i += 500) {
-        const items = Array.from({ length: 500 }, (_, k) => ({ resource: 'bookings' as const, id: i + k, input: booking(i + k) as never }));
+        const items = Array.from({ length: 500 },
+          (_, k) => ({ resource: 'bookings' as const, id: i + k, input: booking(i + k) as never }));
         await putMany(wp.core, items, { events: false });
       }
-      const created = await createApiKey(wp.core, { label: 'bench', permissions: ['bookings.list', 'bookings.read'], rateLimit: 1_000_000 });
+      const permissions = ['bookings.list', 'bookings.read'];
+      const created = await createApiKey(wp.core, { label: 'bench', permissions, rateLimit: 1_000_000 });
       key = { key: created.key, secret: created.secret };
     } finally {
       await wp.close();
@@ -156,7 +160,8 @@ async function main() {
       const medianTurn = [...turns].sort((a, b) => rate(a, k) - rate(b, k))[Math.floor(turns.length / 2)];
       drainReport[k] = {
         ...medianTurn[k],
-        vs_1_worker: k === 'bare_loop' ? undefined : round3(median(turns.map((t) => rate(t, k) / rate(t, 'workers_1')))),
+        vs_1_worker: k === 'bare_loop' ? undefined
+          : round3(median(turns.map((t) => rate(t, k) / rate(t, 'workers_1')))),
         vs_bare_loop: round3(median(turns.map((t) => rate(t, k) / rate(t, 'bare_loop')))),
         rounds: turns.map((t) => rate(t, k)),
       };
@@ -186,7 +191,8 @@ async function main() {
     }
 
     const out = {
-      benchmark: 'scale-out on PostgreSQL: webhook drain by 1, 2, 4 worker processes; REST API by 1 and 2 API processes',
+      benchmark: 'scale-out on PostgreSQL: webhook drain by 1, 2, 4 worker processes; '
+        + 'REST API by 1 and 2 API processes',
       events: EVENTS, webhooks: WEBHOOKS, deliveries: total, rounds: ROUNDS, before_ref: BEFORE_REF ?? null,
       reported: 'each configuration: its median round; vs_1_worker / vs_1_process / vs_bare_loop: median of the '
         + 'per-round ratios; cpu_seconds from /proc (utime+stime) per party, cpu_us_per_delivery = cpu / deliveries',
