@@ -113,12 +113,13 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
   // keepAlive and a connect timeout: a server that vanished without closing its sockets (a network cut, a failover
   // to another host) fails requests quickly (503) instead of leaving them hanging until the OS gives up.
   const pool = pgPool(url, options.poolSize ?? 10);
-  let ordered: pg.Pool | null = null;
-  const pools: PgPools = { main: pool, ordered: () => (ordered ??= pgPool(withSessionOption(url, 'enable_sort=off'), 1)) };
+  let orderedPool: pg.Pool | null = null;
+  const ordered = (): pg.Pool => (orderedPool ??= pgPool(withSessionOption(url, 'enable_sort=off'), 1));
+  const pools: PgPools = { main: pool, ordered };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const dialectSql = { ...LIST_SQL.postgres, ...postgresBulk, changeSource: () => null };
   const close = async () => {
-    await ordered?.end();
+    await orderedPool?.end();
     await db.destroy();
   };
   return { db, dialect: 'postgres', sql: dialectSql, url, close, pg: pools };

@@ -38,10 +38,13 @@ export class PostgresQueue extends BaseQueue {
     // bitmap scan of the whole backlog plus a sort (docs/PERFORMANCE.md); the `ordered` pool's session rules out the
     // sort, which leaves the ordered scan. The claimed rows come back with their webhooks and events, as JSON.
     const text = `WITH claimed AS (${statement.sql}) SELECT 0 AS k, row_to_json(claimed) AS r FROM claimed
-      UNION ALL SELECT 1, row_to_json(w) FROM webhooks w WHERE w.id = ANY(ARRAY(SELECT DISTINCT webhook_id FROM claimed))
-      UNION ALL SELECT 2, row_to_json(e) FROM events e WHERE e.id = ANY(ARRAY(SELECT DISTINCT event_id FROM claimed))`;
+      UNION ALL SELECT 1, row_to_json(w) FROM webhooks w
+        WHERE w.id = ANY(ARRAY(SELECT DISTINCT webhook_id FROM claimed))
+      UNION ALL SELECT 2, row_to_json(e) FROM events e
+        WHERE e.id = ANY(ARRAY(SELECT DISTINCT event_id FROM claimed))`;
     const name = `waypost_claim_${request.skipWebhooks.length}`;
-    const { rows } = await this.pools.ordered().query<Loaded>({ name, text, values: statement.parameters as unknown[] });
+    const values = statement.parameters as unknown[];
+    const { rows } = await this.pools.ordered().query<Loaded>({ name, text, values });
     const deliveries: DeliveryRow[] = [];
     const webhooks: WebhookRow[] = [];
     const events: EventRow[] = [];
