@@ -29,12 +29,12 @@ export interface DrainSetup {
 
 const now = () => performance.timeOrigin + performance.now();
 
-const FILLFACTOR_MIGRATION = '0013_deliveries_fillfactor';
+const FILLFACTOR_MIGRATION = '0015_deliveries_fillfactor';
 
 /**
  * Every delivery pending again and not due; the previous drain's dead rows vacuumed. `baseSchema`: the schema as
- * a base commit without migration 0013 left it (no fillfactor, no record of the migration, which that commit would
- * refuse to run beside), for a BENCH_BEFORE_REF turn; otherwise 0013 is (again) applied.
+ * a base commit without migration 0015 left it (no fillfactor, no record of the migration, which that commit would
+ * refuse to run beside), for a BENCH_BEFORE_REF turn; otherwise 0015 is (again) applied.
  */
 export async function resetBacklog(admin: pg.Client, baseSchema = false): Promise<void> {
   if (baseSchema) {
