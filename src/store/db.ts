@@ -37,6 +37,18 @@ export interface Store {
    * use).
    */
   writer?: SqliteWriter;
+  /** PostgreSQL only: the pools, for hot statements run as named prepared statements (the delivery queue's). */
+  pg?: PgPools;
+}
+
+export interface PgPools {
+  /** The pool Kysely runs on. */
+  main: pg.Pool;
+  /**
+   * One connection whose session has `enable_sort = off`, opened on first use: for a statement whose only good plan
+   * is an ordered index scan (the delivery claim), in one round trip instead of a transaction around `SET LOCAL`.
+   */
+  ordered(): pg.Pool;
 }
 
 // COUNT(*) and BIGINT ids come back as strings by default; our ids fit in a JS number.
@@ -105,9 +117,21 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
   }
   // keepAlive and a connect timeout: a server that vanished without closing its sockets (a network cut, a failover
   // to another host) fails requests quickly (503) instead of leaving them hanging until the OS gives up.
-  const pool = new pg.Pool({
-    connectionString: url, max: options.poolSize ?? 10, keepAlive: true, connectionTimeoutMillis: 10_000,
-  });
+  const pool = pgPool(url, options.poolSize ?? 10);
+  let orderedPool: pg.Pool | null = null;
+  const ordered = (): pg.Pool => (orderedPool ??= pgPool(withSessionOption(url, 'enable_sort=off'), 1));
+  const pools: PgPools = { main: pool, ordered };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const dialectSql = { ...LIST_SQL.postgres, ...postgresBulk, changeSource: () => null };
+  const close = async () => {
+    await orderedPool?.end();
+    await db.destroy();
+  };
+  return { db, dialect: 'postgres', sql: dialectSql, url, close, pg: pools };
+}
+
+function pgPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, keepAlive: true, connectionTimeoutMillis: 10_000 });
   pool.on('error', () => {}); // an idle client's error is reported by the next query that uses the pool
   // pg-pool listens for errors only while a client is idle. A client checked out when its connection drops (a
   // failover, pg_terminate_backend) emits 'error' with no listener, which kills the process. The query in flight
@@ -116,7 +140,13 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const dialectSql = { ...LIST_SQL.postgres, ...postgresBulk, changeSource: () => null };
-  return { db, dialect: 'postgres', sql: dialectSql, url, close: () => db.destroy() };
+  return pool;
+}
+
+/** The URL with a setting for its sessions (`options=-c name=value`, after any the URL has, e.g. search_path). */
+function withSessionOption(url: string, setting: string): string {
+  const u = new URL(url);
+  const options = u.searchParams.get('options');
+  u.searchParams.set('options', `${options ? `${options} ` : ''}-c ${setting}`);
+  return u.toString();
 }

@@ -1,6 +1,6 @@
 // What both backends share: the statements, built by Kysely (typed) and compiled once where they run per delivery.
 // sqlite.ts and postgres.ts extend it with their claim, their locking and their wake-ups.
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Core } from '../../../core.js';
 import type { Database } from '../../../store/tables.js';
 import { readRows } from '../../../store/read.js';
@@ -165,8 +165,13 @@ export function joinLoaded(
 
 /** A success's delivery update. The attempt row has its number; the delivery made one fewer (the lease held). */
 export function markSucceeded(db: Db, now: string, ids: string[]) {
-  return db.updateTable('deliveries').set((eb) => ({
-    status: 'succeeded',
+  return db.updateTable('deliveries').set(succeededValues(now)).where('id', 'in', ids);
+}
+
+/** What a success sets on its delivery (both backends' success statements). */
+export function succeededValues(now: string) {
+  return (eb: ExpressionBuilder<Database, 'deliveries'>) => ({
+    status: 'succeeded' as const,
     attempts: eb('attempts', '+', 1),
     next_attempt_at: null,
     lease_owner: null,
@@ -176,29 +181,35 @@ export function markSucceeded(db: Db, now: string, ids: string[]) {
     cancel_reason: null,
     updated_at: now,
     completed_at: now,
-  })).where('id', 'in', ids);
+  });
 }
 
 /**
  * The claim as one statement, compiled once per number of skipped webhooks (a worker claims many times a second).
  * A delivery is due when it is pending, its time has come and it is not leased (or its lease expired: the worker
- * that held it crashed). `skipLocked`: concurrent PostgreSQL workers pass over each other's rows.
+ * that held it crashed). PostgreSQL (`postgres: true`): concurrent workers pass over each other's rows (SKIP
+ * LOCKED), and the update finds its rows as `id = ANY(ARRAY(…))`: evaluated first, the list is looked up in the
+ * primary key, where `id IN (…)` was planned as a hash join over a scan of the whole table (every claim read every
+ * delivery ever kept).
  */
-export function claimStatement(db: Db, skipLocked: boolean): (r: ClaimRequest) => CompiledQuery {
+export function claimStatement(db: Db, options: { postgres: boolean }): (r: ClaimRequest) => CompiledQuery {
   const compiled = new Map<number, (values: Record<string, unknown>) => CompiledQuery>();
+  const due = (skipCount: number) => {
+    const now = slotOf<number>('now');
+    const rows = db.selectFrom('deliveries').select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
+      .$if(skipCount > 0, (q) => q.where('webhook_id', 'not in', slots('skip', skipCount)))
+      .orderBy('next_attempt_at') // served by the deliveries_due index: no sort of the whole backlog
+      .limit(slotOf<number>('limit'));
+    return options.postgres ? rows.forUpdate().skipLocked() : rows;
+  };
   const compile = (skipCount: number) => withValues(db.updateTable('deliveries')
     .set({ lease_owner: slotOf<string>('owner'), lease_until: slotOf<number>('leaseUntil') })
-    .where('id', 'in', (eb) => {
-      const now = slotOf<number>('now');
-      const due = eb.selectFrom('deliveries').select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<=', now)]))
-        .$if(skipCount > 0, (q) => q.where('webhook_id', 'not in', slots('skip', skipCount)))
-        .orderBy('next_attempt_at') // served by the deliveries_due index: no sort of the whole backlog
-        .limit(slotOf<number>('limit'));
-      return skipLocked ? due.forUpdate().skipLocked() : due;
-    })
+    .where((eb) => (options.postgres
+      ? sql<boolean>`${eb.ref('id')} = ANY(ARRAY(${due(skipCount)}))`
+      : eb('id', 'in', due(skipCount))))
     .returningAll()
     .compile());
   return ({ owner, limit, now, leaseMs, skipWebhooks }) => {

@@ -29,7 +29,7 @@ export class SqliteQueue extends BaseQueue {
   constructor(core: Core) {
     super(core);
     const { db } = core;
-    this.claimQuery = claimStatement(db, false);
+    this.claimQuery = claimStatement(db, { postgres: false });
     // In the claim's transaction: the webhooks and events of the rows step 0 returned.
     const byJsonList = (table: 'webhooks' | 'events', column: string): WriteStep => ({
       ...step(db.selectFrom(table).selectAll()
