@@ -13,6 +13,7 @@ import * as m0009 from './migrations/0009_list_indexes.js';
 import * as m0010 from './migrations/0010_delivery_search.js';
 import * as m0011 from './migrations/0011_bulk_load.js';
 import * as m0012 from './migrations/0012_secret_rotation.js';
+import * as m0014 from './migrations/0014_recover_jobs.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_delivery_search': m0010,
   '0011_bulk_load': m0011,
   '0012_secret_rotation': m0012,
+  '0014_recover_jobs': m0014,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {

@@ -64,9 +64,27 @@ export interface DeliveryAttemptRow {
   success: number;
 }
 
+export type RecoverJobStatus = 'running' | 'done' | 'interrupted' | 'failed';
+
+export interface RecoverJobRow {
+  id: string; // rcv_…
+  webhook_id: string;
+  since: string; // ISO 8601
+  statuses: string; // comma-separated delivery statuses
+  status: RecoverJobStatus; // `running` past lease_until reads as interrupted
+  total: number; // deliveries to redeliver when it started
+  queued: number; // redeliveries queued so far
+  lease_until: number; // ms; renewed after every batch
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
 export interface WebhookTables {
   webhooks: WebhookRow;
   events: EventRow;
   deliveries: DeliveryRow;
   delivery_attempts: DeliveryAttemptRow;
+  recover_jobs: RecoverJobRow;
 }
