@@ -1,6 +1,6 @@
 // Table types owned by the webhooks capability. Times used for scheduling (next_attempt_at, lease_until) are
 // integer milliseconds since the epoch (cheap comparisons in the claim query); the rest are ISO 8601 strings.
-import type { DeliveryStatus } from './views.js';
+import type { DeliveryStatus, RecoverJobStatus } from './views.js';
 
 export interface WebhookRow {
   id: string; // wh_…
@@ -27,7 +27,7 @@ export interface EventRow {
   created_at: string;
 }
 
-export type { DeliveryStatus };
+export type { DeliveryStatus, RecoverJobStatus };
 
 export interface DeliveryRow {
   id: string; // dlv_… (time-sortable); the receiver's idempotency key (X-Waypost-Delivery)
@@ -63,8 +63,6 @@ export interface DeliveryAttemptRow {
   error: string | null;
   success: number;
 }
-
-export type RecoverJobStatus = 'running' | 'done' | 'interrupted' | 'failed';
 
 export interface RecoverJobRow {
   id: string; // rcv_…

@@ -6,25 +6,14 @@ import { notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Database } from '../../store/tables.js';
 import type { DeliveryStatus, RecoverJobRow, RecoverJobStatus } from '../tables.js';
+import type { RecoverJobView } from '../views.js';
 import type { RecoverRequest } from './input.js';
 
 /** How long a running job stays `running` without progress; a batch renews it. */
 export const JOB_LEASE_MS = 30_000;
 const RECENT = 20;
 
-export interface RecoverJobView {
-  id: string;
-  webhook_id: string;
-  since: string;
-  statuses: DeliveryStatus[];
-  status: RecoverJobStatus;
-  total: number;
-  queued: number;
-  error: string | null;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-}
+export type { RecoverJobView };
 
 export function jobView(row: RecoverJobRow, nowMs: number): RecoverJobView {
   const stale = row.status === 'running' && Number(row.lease_until) < nowMs;
