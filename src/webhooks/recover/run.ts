@@ -9,6 +9,7 @@ import { lockNames } from '../../store/locks.js';
 import type { Database } from '../../store/tables.js';
 import { webhookRow } from '../manage.js';
 import { queueDeliveries, wakeWorkers } from '../outbox.js';
+import type { DeliveryStatus } from '../tables.js';
 import type { RecoverRequest } from './input.js';
 import { advanceJob } from './jobs.js';
 
@@ -25,12 +26,13 @@ export async function checkWebhook(db: Db, webhookId: string): Promise<void> {
   }
 }
 
-// Served by deliveries(webhook_id, status, id) and deliveries(redelivery_of) (migration 0010).
-function matching(db: Db, webhookId: string, req: RecoverRequest) {
+// Served by deliveries(webhook_id, status, id) and deliveries(redelivery_of) (migration 0010). One status at a time:
+// with `status IN (…)` the index no longer gives id order, and every batch sorted all the remaining rows again.
+function matching(db: Db, webhookId: string, req: RecoverRequest, status: DeliveryStatus) {
   return db.selectFrom('deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .where('d.webhook_id', '=', webhookId)
-    .where('d.status', 'in', req.statuses)
+    .where('d.status', '=', status)
     .where('d.created_at', '>=', req.since)
     .where('e.test', '=', 0) // test sends are one-off samples, not data the receiver missed
     .where(({ not, exists, selectFrom }) => not(exists(
@@ -39,8 +41,13 @@ function matching(db: Db, webhookId: string, req: RecoverRequest) {
 
 /** How many deliveries a recover would redeliver now. */
 export async function countRecoverable(db: Db, webhookId: string, req: RecoverRequest): Promise<number> {
-  const row = await matching(db, webhookId, req).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  return Number(row?.n ?? 0);
+  let n = 0;
+  for (const status of req.statuses) {
+    const row = await matching(db, webhookId, req, status).select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
+    n += Number(row?.n ?? 0);
+  }
+  return n;
 }
 
 export interface RunOptions {
@@ -53,6 +60,16 @@ export interface RunOptions {
 export async function runBatches(core: Core, jobId: string, webhookId: string, req: RecoverRequest,
   options: RunOptions = {}): Promise<number> {
   let total = 0;
+  for (const status of req.statuses) {
+    if (options.stopping?.()) break;
+    total += await runStatus(core, jobId, webhookId, req, status, options);
+  }
+  return total;
+}
+
+async function runStatus(core: Core, jobId: string, webhookId: string, req: RecoverRequest, status: DeliveryStatus,
+  options: RunOptions): Promise<number> {
+  let total = 0;
   let after = '';
   for (;;) {
     if (options.stopping?.()) return total;
@@ -60,7 +77,7 @@ export async function runBatches(core: Core, jobId: string, webhookId: string, r
       // Two recovers at once on PostgreSQL: one batch waits for the other's, then sees its redeliveries.
       await lockNames(trx, [`webhook-recover:${webhookId}`]);
       await checkWebhook(trx, webhookId); // a disable during the run stops it
-      const rows = await matching(trx, webhookId, req).select(['d.id', 'd.event_id', 'd.event_type'])
+      const rows = await matching(trx, webhookId, req, status).select(['d.id', 'd.event_id', 'd.event_type'])
         .where('d.id', '>', after).orderBy('d.id').limit(BATCH).execute();
       if (rows.length > 0) {
         await queueDeliveries(trx, core, rows.map((d) => ({

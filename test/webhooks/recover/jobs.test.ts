@@ -48,14 +48,14 @@ describe.each(DIALECTS)('recover jobs on %s', (dialect) => {
   const pendingRedeliveries = async () => (await wp.core.db.selectFrom('deliveries').select('redelivery_of')
     .where('status', '=', 'pending').where('redelivery_of', 'is not', null).execute()).map((r) => r.redelivery_of);
 
-  it('lets a host write through while thousands of deliveries are being recovered', { timeout: 120_000 }, async () => {
+  it('lets a host write through while 12,000 deliveries are being recovered', { timeout: 120_000 }, async () => {
     const hookId = await webhook();
-    const n = 6_000;
+    const n = 12_000;
     await seedFailed(wp, hookId, n, since);
     const job = await start(app, hookId);
     expect(job).toMatchObject({ status: 'running', total: n, queued: 0, webhook_id: hookId, statuses: ['failed', 'cancelled'] });
 
-    await wp.put('bookings', 9001, booking()); // one transaction over all 6,000 held this back until the end
+    await wp.put('bookings', 9001, booking()); // one transaction over all 12,000 held this back until the end
     const during = (await app.inject({ method: 'GET', url: `/admin/api/webhooks/${hookId}/recover/${job.id}`, headers: auth })).json();
     expect(during.status).toBe('running');
     expect(during.queued).toBeLessThan(n);
@@ -67,14 +67,12 @@ describe.each(DIALECTS)('recover jobs on %s', (dialect) => {
   it('answers its progress from another process, shows a stopped recover as interrupted, and finishes the rest when run again',
     { timeout: 120_000 }, async () => {
       const hookId = await webhook();
-      const n = 6_000;
+      const n = 20_000;
       const seeded = await seedFailed(wp, hookId, n, since);
       const job = await start(app, hookId);
+      await wp.close(); // the first process stops half-way (after the batch under way)
       const url = `/admin/api/webhooks/${hookId}/recover/${job.id}`;
       const { app: otherApp } = await another();
-      const seen = (await otherApp.inject({ method: 'GET', url, headers: auth })).json();
-      expect(seen).toMatchObject({ id: job.id, total: n });
-      await wp.close(); // the first process stops half-way
       const stopped = (await otherApp.inject({ method: 'GET', url, headers: auth })).json();
       expect(stopped.status).toBe('interrupted');
       expect(stopped.queued).toBeLessThan(n);
