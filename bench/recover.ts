@@ -62,7 +62,8 @@ async function seed(url: string, receiver: string) {
     const key = await createApiKey(wp.core, { label: 'bench', permissions: ['bookings.list', 'bookings.read'] });
     const recovered = await createWebhook(wp.core, { name: 'Recovered', url: `${receiver}/recovered`,
       events: ['customer.created'] });
-    const other = await createWebhook(wp.core, { name: 'Other', url: `${receiver}/other`, events: ['booking.created'] });
+    const other = await createWebhook(wp.core, { name: 'Other', url: `${receiver}/other`,
+      events: ['booking.created'] });
     const at = new Date(Date.now() - 3_600_000).toISOString();
     const started = Date.now();
     for (let i = 0; i < N; i += 1_000) {
@@ -248,7 +249,8 @@ async function measure(databaseUrlUsed: string, s: Awaited<ReturnType<typeof see
     other_webhook_delivery_ms: { count: otherLatency.length, of: writes.length, p50: pct(otherLatency, 50),
       p99: pct(otherLatency, 99), max: Math.max(...otherLatency) },
     progress,
-    notes: 'wrk -t1 -c8 on GET /rest/waypost/api/v1/bookings?perpage=20 (cache off: every request reads the database); "during" is from '
+    notes: 'wrk -t1 -c8 on GET /rest/waypost/api/v1/bookings?perpage=20 (cache off: every request reads the '
+      + 'database); "during" is from '
       + '1 s before the recover starts until the receiver has all deliveries; the recover runs in the server process '
       + '(serve all: API + worker, default concurrency 64, 16 per webhook); 2-core machine shared with other agents.',
   };

@@ -57,7 +57,8 @@ export async function startRecover(core: Core, webhookId: string, body: unknown)
   return (await begin(core, webhookId, body)).job;
 }
 
-/** Runs a recover to the end (throws what stopped it); `onStart` gets the job (with its total), `onBatch` each batch's count. */
+/** Runs a recover to the end (throws what stopped it); `onStart` gets the job (with its total), `onBatch` each
+ *  batch's count. */
 export async function recoverDeliveries(core: Core, webhookId: string, body: unknown, watch: Watch = {}):
 Promise<RecoverJobView> {
   const { job, self } = await begin(core, webhookId, body, watch);

@@ -29,13 +29,14 @@ interface Props {
 function Progress({ job }: { job: RecoverJob }) {
   const done = job.status !== 'running';
   const value = Math.min(job.queued, job.total);
+  const of = `${job.queued.toLocaleString()} of ${job.total.toLocaleString()}`;
   const summary = job.status === 'done'
-    ? (job.queued ? `Done: queued ${plural(job.queued, 'redelivery', 'redeliveries')}. A running worker sends them now.`
+    ? (job.queued
+      ? `Done: queued ${plural(job.queued, 'redelivery', 'redeliveries')}. A running worker sends them now.`
       : 'Nothing left to redeliver: it was redelivered already.')
-    : job.status === 'running' ? `Queued ${value.toLocaleString()} of ${job.total.toLocaleString()}…`
-      : job.status === 'interrupted' ? `Interrupted after ${job.queued.toLocaleString()} of ${job.total.toLocaleString()}. `
-        + 'Run Recover again to finish the rest; nothing is sent twice.'
-        : `Stopped after ${job.queued.toLocaleString()}: ${job.error ?? 'an error'}`;
+    : job.status === 'interrupted'
+      ? `Interrupted after ${of}. Run Recover again to finish the rest; nothing is sent twice.`
+      : `Stopped after ${job.queued.toLocaleString()}: ${job.error ?? 'an error'}`;
   return (
     <div className="recover-progress" data-testid="recover-progress">
       <div role="progressbar" aria-label="Redeliveries queued" aria-valuemin={0} aria-valuemax={job.total || 1}
@@ -87,24 +88,35 @@ export function RecoverDialog({ webhook: w, since: preset, intro, title, onClose
 
   return (
     <Dialog title={title ?? `Recover deliveries to “${w.name}”`} onClose={onClose} footer={job ? (
-      <button type="button" className="button" onClick={onClose}>{job.status === 'running' ? 'Close (it keeps running)' : 'Done'}</button>
+      <button type="button" className="button" onClick={onClose}>
+        {job.status === 'running' ? 'Close (it keeps running)' : 'Done'}
+      </button>
     ) : (
       <>
         <button type="button" className="button" onClick={onClose}>Cancel</button>
-        <button type="button" className="button button-primary" onClick={start} disabled={busy}>{busy ? 'Starting…' : 'Redeliver now'}</button>
+        <button type="button" className="button button-primary" onClick={start} disabled={busy}>
+          {busy ? 'Starting…' : 'Redeliver now'}
+        </button>
       </>
     )}>
       {job ? <Progress job={job} /> : (
         <>
           {intro && <div className="confirm-text">{intro}</div>}
-          <p className="muted">Each delivery is sent again once; any already redelivered are skipped, so running this twice sends nothing twice.</p>
+          <p className="muted">
+            Each delivery is sent again once; any already redelivered are skipped, so running this twice sends nothing
+            twice.
+          </p>
           <Field label="Since" hint="Deliveries created at or after this time (your local time).">
             <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} />
           </Field>
           <fieldset className="field">
             <legend className="field-label">Which deliveries</legend>
-            <label className="check"><input type="checkbox" checked={statuses.includes('failed')} onChange={(e) => toggle('failed', e.target.checked)} /><span>Failed</span></label>
-            <label className="check"><input type="checkbox" checked={statuses.includes('cancelled')} onChange={(e) => toggle('cancelled', e.target.checked)} /><span>Cancelled</span></label>
+            {(['failed', 'cancelled'] as const).map((s) => (
+              <label key={s} className="check">
+                <input type="checkbox" checked={statuses.includes(s)} onChange={(e) => toggle(s, e.target.checked)} />
+                <span>{s === 'failed' ? 'Failed' : 'Cancelled'}</span>
+              </label>
+            ))}
           </fieldset>
         </>
       )}
