@@ -2,8 +2,9 @@
 // seeded in bulk, then a recover is started through the admin API of a running `serve` (API + worker, its own
 // process) while wrk loads the REST API (GET /v1/bookings, cache off, so every request reads the database) and a
 // host write every 250 ms queues a delivery to a second webhook. Reported: time until the recover job has queued all
-// 50,000, time until the receiver (its own process) has all 50,000, wrk's p50/p99 before and during, the host
-// writes' latency and the second webhook's delivery latency (host write sent → receiver has it) meanwhile.
+// 50,000, time until the receiver (its own process) has all 50,000, wrk's p50/p99 before, while the recover queues
+// and while the worker drains, the host writes' latency and the second webhook's delivery latency (host write sent →
+// receiver has it) meanwhile.
 // BENCH_RECOVER_N (default 50,000), BENCH_DURATION_S (the "before" wrk run, default 10).
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -178,9 +179,18 @@ async function measure(databaseUrlUsed: string, s: Awaited<ReturnType<typeof see
   const before = parseWrk(execFileSync('wrk', wrkArgs(server.url, s.api, BEFORE_S), { encoding: 'utf8' }));
 
   console.error('during: recover + wrk + a host write every 250 ms');
-  let wrkOut = '';
-  const load = spawn('wrk', wrkArgs(server.url, s.api, 3_600), { stdio: ['ignore', 'pipe', 'inherit'] });
-  load.stdout!.on('data', (d: Buffer) => { wrkOut += d.toString(); });
+  // wrk while the recover queues (stopped when the job is done), then again while the worker drains.
+  const startLoad = () => {
+    const child = spawn('wrk', wrkArgs(server.url, s.api, 3_600), { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    return async () => {
+      child.kill('SIGINT');
+      await new Promise((r) => child.once('close', r));
+      return parseWrk(out);
+    };
+  };
+  let stopLoad = startLoad();
   await sleep(1_000);
   const t0 = Date.now();
   const started = await fetch(`${server.url}/admin/api/webhooks/${s.recovered}/recover`,
@@ -202,11 +212,17 @@ async function measure(databaseUrlUsed: string, s: Awaited<ReturnType<typeof see
       await sleep(250);
     }
   })();
+  let duringQueue: ReturnType<typeof parseWrk> | null = null;
   const queuedWatch = (async () => {
     for (;;) {
       const j = await (await fetch(`${server.url}/admin/api/webhooks/${s.recovered}/recover/${job.id}`,
         { headers: admin })).json() as { status: string };
-      if (j.status !== 'running') return (Date.now() - t0) / 1000;
+      if (j.status !== 'running') {
+        const at = (Date.now() - t0) / 1000;
+        duringQueue = await stopLoad();
+        stopLoad = startLoad();
+        return at;
+      }
       await sleep(100);
     }
   })();
@@ -228,9 +244,7 @@ async function measure(databaseUrlUsed: string, s: Awaited<ReturnType<typeof see
   writing = false;
   await writer;
   queuedS = await queuedWatch;
-  load.kill('SIGINT');
-  await new Promise((r) => load.once('close', r));
-  const during = parseWrk(wrkOut);
+  const duringDrain = await stopLoad();
   await sleep(2_000);
   const r = await report(receiver.child);
   const arrived = new Map<number, number>();
@@ -243,15 +257,15 @@ async function measure(databaseUrlUsed: string, s: Awaited<ReturnType<typeof see
     deliveries: N, seed_s: Number(s.seedS.toFixed(1)), post_recover_ms: startMs, job_total: job.total,
     time_to_queue_all_s: Number(queuedS.toFixed(1)), time_to_receive_all_s: Number(deliveredS.toFixed(1)),
     delivered_per_second: Math.round(N / deliveredS),
-    api_before: before, api_during: during,
+    api_before: before, api_while_queueing: duringQueue, api_while_draining: duringDrain,
     host_writes: { count: writes.length, p50_ms: pct(writes.map((w) => w.ms), 50),
       p99_ms: pct(writes.map((w) => w.ms), 99), max_ms: Math.max(...writes.map((w) => w.ms)) },
     other_webhook_delivery_ms: { count: otherLatency.length, of: writes.length, p50: pct(otherLatency, 50),
       p99: pct(otherLatency, 99), max: Math.max(...otherLatency) },
     progress,
     notes: 'wrk -t1 -c8 on GET /rest/waypost/api/v1/bookings?perpage=20 (cache off: every request reads the '
-      + 'database); "during" is from '
-      + '1 s before the recover starts until the receiver has all deliveries; the recover runs in the server process '
+      + 'database); "while_queueing" runs from 1 s before the recover starts until its job is done, '
+      + '"while_draining" from then until the receiver has all deliveries; the recover runs in the server process '
       + '(serve all: API + worker, default concurrency 64, 16 per webhook); 2-core machine shared with other agents.',
   };
   mkdirSync(join(HERE, 'bench/results'), { recursive: true });
