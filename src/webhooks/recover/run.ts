@@ -76,7 +76,11 @@ async function runStatus(core: Core, jobId: string, webhookId: string, req: Reco
     const batch = await core.db.transaction().execute(async (trx) => {
       // Two recovers at once on PostgreSQL: one batch waits for the other's, then sees its redeliveries.
       await lockNames(trx, [`webhook-recover:${webhookId}`]);
-      await checkWebhook(trx, webhookId); // a disable during the run stops it
+      // Holds the webhook's row until commit (a no-op update: the lock without a dialect's FOR SHARE), so a disable
+      // either comes first and stops the run here, or waits and then cancels this batch with the other pending ones.
+      const held = await trx.updateTable('webhooks').set((eb) => ({ active: eb.ref('active') }))
+        .where('id', '=', webhookId).where('active', '=', 1).where('deleted_at', 'is', null).executeTakeFirst();
+      if (Number(held.numUpdatedRows) === 0) await checkWebhook(trx, webhookId); // throws why
       const rows = await matching(trx, webhookId, req, status).select(['d.id', 'd.event_id', 'd.event_type'])
         .where('d.id', '>', after).orderBy('d.id').limit(BATCH).execute();
       if (rows.length > 0) {

@@ -85,6 +85,20 @@ describe.each(DIALECTS)('recover jobs on %s', (dialect) => {
       expect((await pendingRedeliveries()).sort()).toEqual([...seeded].sort());
     });
 
+  it('stops as failed, saying why, when the webhook is disabled during the recover', { timeout: 120_000 }, async () => {
+    const hookId = await webhook();
+    const n = 20_000;
+    await seedFailed(wp, hookId, n, since);
+    const job = await start(app, hookId);
+    await app.inject({ method: 'POST', url: `/admin/api/webhooks/${hookId}/disable`, headers: auth });
+    const ended = await waitForJob(app, auth, hookId, job.id);
+    expect(ended.status).toBe('failed');
+    expect(ended.error).toMatch(/is disabled\. Re-enable it first/);
+    expect(ended.queued).toBeLessThan(n);
+    // What it queued before the disable was cancelled with the webhook's other pending deliveries.
+    expect(await pendingRedeliveries()).toHaveLength(0);
+  });
+
   it('reads a job as interrupted once its lease ran out (its process died without a word)', async () => {
     const hookId = await webhook();
     await seedFailed(wp, hookId, 10, since);
