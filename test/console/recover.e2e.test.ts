@@ -22,7 +22,8 @@ describe.runIf(await hasChromium())('recover in the console, in Chromium', () =>
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    ({ wp, browser, page } = await signedInConsole({ viewport: { width: 1280, height: 900 }, password: 'recover e2e password' }));
+    ({ wp, browser, page } = await signedInConsole({ viewport: { width: 1280, height: 900 },
+      password: 'recover e2e password' }));
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -89,7 +89,8 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
     const n = 1_234;
     await seedFailed(wp, hook.id, n, since);
     const [a, b] = await Promise.all([recover(hook.id, { since }), recover(hook.id, { since })]);
-    const [ja, jb] = [await waitForJob(app, auth, hook.id, a.json().id), await waitForJob(app, auth, hook.id, b.json().id)];
+    const ja = await waitForJob(app, auth, hook.id, a.json().id);
+    const jb = await waitForJob(app, auth, hook.id, b.json().id);
     expect([ja.status, jb.status]).toEqual(['done', 'done']);
     expect(ja.queued + jb.queued).toBe(n); // two at once: each batch skips what the other one queued
     const pending = await wp.core.db.selectFrom('deliveries').select(['redelivery_of']).where('status', '=', 'pending').execute();

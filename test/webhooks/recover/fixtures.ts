@@ -17,7 +17,8 @@ export async function seedFailed(wp: Waypost, webhookId: string, n: number, at: 
     const deliveries = events.map((e) => ({
       id: newId('dlv', now), webhook_id: webhookId, event_id: e.id, event_type: e.type, status: 'failed' as const,
       attempts: 8, next_attempt_at: null, lease_owner: null, lease_until: null, last_status: 500,
-      last_error: 'HTTP 500', cancel_reason: null, redelivery_of: null, created_at: at, updated_at: at, completed_at: at,
+      last_error: 'HTTP 500', cancel_reason: null, redelivery_of: null, created_at: at, updated_at: at,
+      completed_at: at,
     }));
     await wp.core.db.insertInto('events').values(events).execute();
     await wp.core.db.insertInto('deliveries').values(deliveries).execute();
@@ -39,7 +40,8 @@ export async function waitForJob(app: FastifyInstance, auth: Record<string, stri
   jobId: string): Promise<JobAnswer> {
   let job: JobAnswer | undefined;
   await expect.poll(async () => {
-    const res = await app.inject({ method: 'GET', url: `/admin/api/webhooks/${webhookId}/recover/${jobId}`, headers: auth });
+    const url = `/admin/api/webhooks/${webhookId}/recover/${jobId}`;
+    const res = await app.inject({ method: 'GET', url, headers: auth });
     job = res.json();
     return job?.status;
   }, { timeout: 30_000, interval: 50 }).not.toBe('running');

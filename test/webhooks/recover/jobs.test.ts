@@ -41,7 +41,8 @@ describe.each(DIALECTS)('recover jobs on %s', (dialect) => {
   const webhook = async () => (await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth,
     payload: { name: 'CRM', url: 'http://127.0.0.1:9/in', events: ['booking.created'] } })).json().id as string;
   const start = async (on: FastifyInstance, hookId: string) => {
-    const res = await on.inject({ method: 'POST', url: `/admin/api/webhooks/${hookId}/recover`, headers: auth, payload: { since } });
+    const url = `/admin/api/webhooks/${hookId}/recover`;
+    const res = await on.inject({ method: 'POST', url, headers: auth, payload: { since } });
     expect(res.statusCode, res.body).toBe(202);
     return res.json();
   };
@@ -53,10 +54,12 @@ describe.each(DIALECTS)('recover jobs on %s', (dialect) => {
     const n = 12_000;
     await seedFailed(wp, hookId, n, since);
     const job = await start(app, hookId);
-    expect(job).toMatchObject({ status: 'running', total: n, queued: 0, webhook_id: hookId, statuses: ['failed', 'cancelled'] });
+    expect(job).toMatchObject({
+      status: 'running', total: n, queued: 0, webhook_id: hookId, statuses: ['failed', 'cancelled'] });
 
     await wp.put('bookings', 9001, booking()); // one transaction over all 12,000 held this back until the end
-    const during = (await app.inject({ method: 'GET', url: `/admin/api/webhooks/${hookId}/recover/${job.id}`, headers: auth })).json();
+    const url = `/admin/api/webhooks/${hookId}/recover/${job.id}`;
+    const during = (await app.inject({ method: 'GET', url, headers: auth })).json();
     expect(during.status).toBe('running');
     expect(during.queued).toBeLessThan(n);
 
@@ -64,7 +67,7 @@ describe.each(DIALECTS)('recover jobs on %s', (dialect) => {
     expect(new Set(await pendingRedeliveries()).size).toBe(n);
   });
 
-  it('answers its progress from another process, shows a stopped recover as interrupted, and finishes the rest when run again',
+  it('answers from another process that a stopped recover was interrupted, and finishes the rest when run again',
     { timeout: 120_000 }, async () => {
       const hookId = await webhook();
       const n = 20_000;
@@ -81,7 +84,8 @@ describe.each(DIALECTS)('recover jobs on %s', (dialect) => {
 
       const again = await start(otherApp, hookId);
       expect(again.total).toBe(n - stopped.queued);
-      expect(await waitForJob(otherApp, auth, hookId, again.id)).toMatchObject({ status: 'done', queued: n - stopped.queued });
+      expect(await waitForJob(otherApp, auth, hookId, again.id))
+        .toMatchObject({ status: 'done', queued: n - stopped.queued });
       expect((await pendingRedeliveries()).sort()).toEqual([...seeded].sort());
     });
 
