@@ -14,6 +14,7 @@ import * as m0010 from './migrations/0010_delivery_search.js';
 import * as m0011 from './migrations/0011_bulk_load.js';
 import * as m0012 from './migrations/0012_secret_rotation.js';
 import * as m0013 from './migrations/0013_webhook_throttle.js';
+import * as m0014 from './migrations/0014_recover_jobs.js';
 import * as m0015 from './migrations/0015_deliveries_fillfactor.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_bulk_load': m0011,
   '0012_secret_rotation': m0012,
   '0013_webhook_throttle': m0013,
+  '0014_recover_jobs': m0014,
   '0015_deliveries_fillfactor': m0015,
 };
 

@@ -11,7 +11,7 @@ import {
   createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, regenerateSecret,
   revealSecret, updateWebhook,
 } from './manage.js';
-import { recoverDeliveries } from './recover.js';
+import { getJob, listJobs, startRecover } from './recover/index.js';
 import { graceFromBody, rotateSecret } from './rotation.js';
 import { sendTestEvent } from './test-send.js';
 
@@ -40,8 +40,15 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
   });
   app.post<IdParams>('/webhooks/:id/enable', async (req) => enableWebhook(core, req.params.id));
   app.post<IdParams>('/webhooks/:id/disable', async (req) => disableWebhookByAdmin(core, req.params.id));
-  // Redeliver, once, what failed or was cancelled since a time (e.g. while the webhook was disabled).
-  app.post<IdParams>('/webhooks/:id/recover', async (req) => recoverDeliveries(core, req.params.id, req.body ?? {}));
+  // Redeliver, once, what failed or was cancelled since a time (e.g. while the webhook was disabled): a job run in
+  // the background; 202 with its progress, which GET …/recover/:job answers from any process.
+  app.post<IdParams>('/webhooks/:id/recover', async (req, reply) => {
+    const job = await startRecover(core, req.params.id, req.body ?? {});
+    return reply.code(202).header('location', `/admin/api/webhooks/${req.params.id}/recover/${job.id}`).send(job);
+  });
+  app.get<IdParams>('/webhooks/:id/recover', async (req) => ({ items: await listJobs(core, req.params.id) }));
+  app.get<{ Params: { id: string; job: string } }>('/webhooks/:id/recover/:job', async (req) =>
+    getJob(core, req.params.id, req.params.job));
 
   // The secret is never part of a webhook's representation; only these answers carry it.
   app.get<IdParams>('/webhooks/:id/secret', async (req, reply) =>

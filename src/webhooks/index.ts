@@ -7,6 +7,7 @@ import { wakeWorkers } from './outbox.js';
 import { closeTargetAgent } from './send.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { startRetention } from './retention.js';
+import { stopRecovers } from './recover/index.js';
 
 /** Registers the write listener that records events and queues deliveries (transactional outbox). */
 export function installWebhooks(core: Core): void {
@@ -34,8 +35,10 @@ export async function startWorker(core: Core): Promise<Worker> {
   };
 }
 
-/** Closes the pooled HTTP client and mail transport (an idle keep-alive socket would keep a CLI process alive). */
+/** Stops running recovers (marked interrupted) and closes the pooled HTTP client and mail transport (an idle
+ *  keep-alive socket would keep a CLI process alive). */
 export async function closeWebhooks(core: Core): Promise<void> {
+  await stopRecovers(core);
   await closeTargetAgent(core.config);
   closeMailer(core.config);
 }

@@ -1,6 +1,6 @@
 // Table types owned by the webhooks capability. Times used for scheduling (next_attempt_at, lease_until) are
 // integer milliseconds since the epoch (cheap comparisons in the claim query); the rest are ISO 8601 strings.
-import type { DeliveryStatus } from './views.js';
+import type { DeliveryStatus, RecoverJobStatus } from './views.js';
 
 export interface WebhookRow {
   id: string; // wh_…
@@ -28,7 +28,7 @@ export interface EventRow {
   created_at: string;
 }
 
-export type { DeliveryStatus };
+export type { DeliveryStatus, RecoverJobStatus };
 
 export interface DeliveryRow {
   id: string; // dlv_… (time-sortable); the receiver's idempotency key (X-Waypost-Delivery)
@@ -71,10 +71,26 @@ export interface WebhookThrottleRow {
   next_slot_ms: number;
 }
 
+export interface RecoverJobRow {
+  id: string; // rcv_…
+  webhook_id: string;
+  since: string; // ISO 8601
+  statuses: string; // comma-separated delivery statuses
+  status: RecoverJobStatus; // `running` past lease_until reads as interrupted
+  total: number; // deliveries to redeliver when it started
+  queued: number; // redeliveries queued so far
+  lease_until: number; // ms; renewed after every batch
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
 export interface WebhookTables {
   webhooks: WebhookRow;
   events: EventRow;
   deliveries: DeliveryRow;
   delivery_attempts: DeliveryAttemptRow;
   webhook_throttle: WebhookThrottleRow;
+  recover_jobs: RecoverJobRow;
 }

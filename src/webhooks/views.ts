@@ -2,6 +2,23 @@
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
+export type RecoverJobStatus = 'running' | 'done' | 'interrupted' | 'failed';
+
+/** A recover's progress (POST /webhooks/:id/recover answers it; GET …/recover/:job follows it). */
+export interface RecoverJobView {
+  id: string; // rcv_…
+  webhook_id: string;
+  since: string;
+  statuses: DeliveryStatus[];
+  status: RecoverJobStatus;
+  total: number; // to redeliver when it started (another recover of the same webhook may queue some of them)
+  queued: number; // queued so far
+  error: string | null; // why it failed
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
 export interface DeliveryView {
   id: string;
   webhook_id: string;

@@ -56,11 +56,16 @@ describe('waypost deliveries: search and recover', { timeout: 240_000 }, () => {
     expect((await runCli(['webhooks', 'enable', hookId], env)).code).toBe(0);
     const recovered = await runCli(['deliveries', 'recover', '--webhook', hookId, '--since', start], env);
     expect(recovered.code, recovered.stderr).toBe(0);
-    expect(recovered.stdout).toBe(`Queued 2 redeliveries for ${hookId}. A running worker sends them now.\n`);
+    expect(recovered.stdout).toMatch(new RegExp(`^Queued 2 redeliveries for ${hookId} \\(rcv_\\w+, done\\)\\. `
+      + 'A running worker sends them now.\n$'));
+    // The progress line goes to stderr (a plain line in a pipe), so stdout stays the result.
+    expect(recovered.stderr).toMatch(/^Recovering rcv_\w+: 100\.0%, 2 deliveries, [\d,]+ deliveries\/s\n$/);
     const pending = await json('deliveries', 'list', '--status', 'pending');
     const records = pending.items.map((d: { record_id: number }) => d.record_id) as number[];
     expect(records.sort((a, b) => a - b)).toEqual([7, 1042]);
-    expect(await json('deliveries', 'recover', '--webhook', hookId, '--since', start)).toEqual({ queued: 0 });
+    const again = await runCli(['deliveries', 'recover', '--webhook', hookId, '--since', start, '--json'], env);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'done', total: 0, queued: 0, webhook_id: hookId });
+    expect(again.stderr).toBe(''); // nothing to recover: no progress line
     const bad = await runCli(['deliveries', 'recover', '--webhook', hookId, '--since', 'last week'], env);
     expect(bad.stderr).toBe('waypost: since: give an ISO 8601 time, e.g. 2026-01-31T00:00:00Z\n');
   });

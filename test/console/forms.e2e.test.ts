@@ -133,6 +133,10 @@ describe.runIf(await hasChromium())('console forms in Chromium', () => {
     const offer = page.getByRole('dialog', { name: 'Redeliver what was missed?' });
     await expect.poll(text(offer), W).toContain('1 delivery to “Bookings to CRM” failed or was cancelled');
     await offer.getByRole('button', { name: 'Redeliver now' }).click();
+    // The offer follows the recover job to the end: a progress bar and a status line.
+    await expect.poll(text(offer.getByTestId('recover-status')), W).toContain('Done: queued 1 redelivery');
+    expect(await offer.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('1');
+    await offer.getByRole('button', { name: 'Done', exact: true }).click();
     await expect.poll(() => receiver.requests.length, W).toBe(2);
     const [first, second] = receiver.requests.map((r) => JSON.parse(r.body) as { id: string });
     expect(second.id).toBe(first.id); // the same event, redelivered

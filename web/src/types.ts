@@ -4,8 +4,7 @@ import type { DeliveryStatus } from '../../src/admin/console-types.js';
 
 export type {
   AlertView as Alert, AttemptView as Attempt, DeliveryDetail, DeliveryStatus, DeliveryView as Delivery, KeyUsage,
-  LogWebhook, Page,
-  UsageCounts,
+  LogWebhook, Page, RecoverJobView as RecoverJob, UsageCounts,
 } from '../../src/admin/console-types.js';
 
 export interface EventTypeInfo {

@@ -5,7 +5,8 @@ import { Option } from 'commander';
 import {
   DELIVERY_STATUSES, getDelivery, listDeliveries, redeliver, type DeliveryDetail, type DeliveryView,
 } from '../../webhooks/delivery-log.js';
-import { RECOVERABLE, recoverDeliveries } from '../../webhooks/recover.js';
+import { RECOVERABLE, recoverDeliveries } from '../../webhooks/recover/index.js';
+import { progress, type Progress } from '../progress.js';
 import { EVENT_TYPE_NAMES } from '../../webhooks/catalog.js';
 import { RESOURCES } from '../../records/schemas.js';
 import { output, withWaypost } from '../context.js';
@@ -127,15 +128,21 @@ export function registerDeliveries(program: Command): void {
     .requiredOption('--webhook <id>', 'the webhook (it must be enabled)')
     .requiredOption('--since <time>', 'deliveries created at or after this ISO 8601 time, e.g. 2026-01-31T00:00:00Z')
     .option('--status <list>', `comma-separated, from: ${RECOVERABLE.join(', ')} (default: both)`)
-    .option('--json', 'machine-readable output: {queued}')
+    .option('--json', 'machine-readable output: the finished job {id, status, total, queued, …}')
     .action(async (opts: { webhook: string; since: string; status?: string; json?: boolean }) => {
       const statuses = opts.status?.split(',').map((s) => s.trim()).filter(Boolean);
       await withWaypost(async (wp) => {
-        const { queued } = await recoverDeliveries(wp.core, opts.webhook, { since: opts.since, statuses });
-        output(opts.json, { queued }, () => (queued === 0
+        let bar: Progress | null = null; // on stderr, so stdout stays the result (or --json)
+        const job = await recoverDeliveries(wp.core, opts.webhook, { since: opts.since, statuses }, {
+          onStart: (j) => { if (j.total > 0) bar = progress(`Recovering ${j.id}`, j.total, { unit: 'deliveries' }); },
+          onBatch: (n) => bar?.tick(n),
+        });
+        (bar as Progress | null)?.done();
+        const { queued } = job;
+        output(opts.json, job, () => (queued === 0
           ? `Nothing to recover for ${opts.webhook} since ${opts.since} (or it was recovered already).`
-          : `Queued ${queued} ${queued === 1 ? 'redelivery' : 'redeliveries'} for ${opts.webhook}. `
-            + 'A running worker sends them now.'));
+          : `Queued ${queued} ${queued === 1 ? 'redelivery' : 'redeliveries'} for ${opts.webhook} (${job.id}, `
+            + `${job.status}). A running worker sends them now.`));
       });
     });
 }

@@ -6,7 +6,7 @@ import { DIALECTS } from '../../helpers/db.js';
 import { testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
 import type { Config } from '../../../src/config.js';
-import { recoverDeliveries } from '../../../src/webhooks/recover.js';
+import { recoverDeliveries } from '../../../src/webhooks/recover/index.js';
 import { startWorker, type Worker } from '../../../src/webhooks/index.js';
 import { startReceiver, status, type Receiver } from '../engine/receiver.js';
 import { addWebhook } from '../engine/fixtures.js';

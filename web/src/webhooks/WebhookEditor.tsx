@@ -13,6 +13,7 @@ import type { EventTypeInfo, Webhook } from '../types';
 import { usePolling } from '../usePolling';
 import { isAutoDisabled } from './status';
 import { useActiveToggle } from './useActiveToggle';
+import { RecoverDialog } from './RecoverDialog';
 import { SecretPanel } from './SecretPanel';
 import { TestPanel } from './TestPanel';
 import { WebhookForm, type WebhookFormValues } from './WebhookForm';
@@ -28,6 +29,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
   const toast = useToast();
   const [eventTypes, setEventTypes] = useState<EventTypeInfo[] | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [recovering, setRecovering] = useState(false);
   const [formKey, setFormKey] = useState(0);
   const title = useFocusTarget<HTMLHeadingElement>();
   const { data: webhook, error, refresh } = usePolling(async () => (id ? get<Webhook>(`/webhooks/${id}`) : null), [id]);
@@ -124,7 +126,14 @@ export function WebhookEditor({ id }: { id: string | null }) {
             <p className="muted small">
               Created {formatDate(w.created_at)}. Every delivery and attempt is kept in the log.
             </p>
-            <a className="button button-small" href={`#/logs?webhook_id=${w.id}`}>View deliveries</a>
+            <div className="button-row">
+              <a className="button button-small" href={`#/logs?webhook_id=${w.id}`}>View deliveries</a>
+              {w.active && (
+                <button type="button" className="button button-small" onClick={() => setRecovering(true)}>
+                  Recover…
+                </button>
+              )}
+            </div>
           </div>
           <div className="card card-danger">
             <h3>Delete webhook</h3>
@@ -136,6 +145,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
         </div>
       </div>
       {toggle.dialogs}
+      {recovering && <RecoverDialog webhook={w} onClose={() => setRecovering(false)} onDone={() => void refresh()} />}
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete “${w.name}”?`}

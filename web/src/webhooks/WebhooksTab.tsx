@@ -11,6 +11,8 @@ import type { EventTypeInfo, Webhook } from '../types';
 import { usePolling } from '../usePolling';
 import { isAutoDisabled } from './status';
 import { useActiveToggle } from './useActiveToggle';
+import { RecoverDialog } from './RecoverDialog';
+import { useState } from 'react';
 import { useView } from '../components/view';
 
 export function WebhooksTab() {
@@ -20,6 +22,7 @@ export function WebhooksTab() {
   }, []);
   const { setActive, busyId: busy, dialogs } = useActiveToggle(refresh);
   const heading = useView('Webhooks');
+  const [recovering, setRecovering] = useState<Webhook | null>(null);
   // The button goes once the webhook is active again: focus moves to the row's switch, which now says so.
   const reEnable = async (button: HTMLElement, w: Webhook) => {
     const row = button.closest('tr');
@@ -104,6 +107,10 @@ export function WebhooksTab() {
                         Re-enable
                       </button>
                     )}
+                    {w.active && (
+                      <button type="button" className="button button-small" onClick={() => setRecovering(w)}
+                        aria-label={`Recover deliveries to ${w.name}…`}>Recover…</button>
+                    )}
                     <button type="button" className="button button-small" onClick={() => navigate(`/webhooks/${w.id}`)}
                       aria-label={`Edit ${w.name}`}>Edit</button>
                   </td>
@@ -114,6 +121,9 @@ export function WebhooksTab() {
         </div>
       )}
       {dialogs}
+      {recovering && (
+        <RecoverDialog webhook={recovering} onClose={() => setRecovering(null)} onDone={() => void refresh()} />
+      )}
     </>
   );
 }

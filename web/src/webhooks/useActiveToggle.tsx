@@ -1,8 +1,9 @@
 // Switching a webhook off or on, from the list or the editor. Disabling cancels its pending deliveries, so it is
 // confirmed first (saying how many); re-enabling offers to redeliver, once, what failed or was cancelled meanwhile
-// (POST /webhooks/:id/recover, which never sends a delivery twice).
+// (RecoverDialog: POST /webhooks/:id/recover, which never sends a delivery twice, followed to the end).
 import { useRef, useState, type ReactNode } from 'react';
 import { ApiError, get, post, query } from '../api';
+import { RecoverDialog } from './RecoverDialog';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { useToast } from '../components/Toasts';
 import { formatDate, plural } from '../format';
@@ -90,22 +91,14 @@ export function useActiveToggle(refresh: () => Promise<void>): {
   } else if (open?.kind === 'recover') {
     const { webhook: w, since, missed } = open;
     dialogs = (
-      <ConfirmDialog title="Redeliver what was missed?" confirmLabel="Redeliver now" onClose={() => setOpen(null)}
-        onConfirm={async () => {
-          const { queued } = await post<{ queued: number }>(`/webhooks/${w.id}/recover`, {
-            since, statuses: ['failed', 'cancelled'],
-          });
-          window.sessionStorage.removeItem(sinceKey(w.id));
-          toast(queued ? `Queued ${plural(queued, 'redelivery', 'redeliveries')} to ${w.name}`
-            : 'Nothing left to redeliver: it was redelivered already');
-          await refresh();
-        }}>
-        <p>
-          {plural(missed, 'delivery', 'deliveries')} to “{w.name}” failed or {missed === 1 ? 'was' : 'were'} cancelled
-          since {formatDate(since)}.
-          Redeliver them now? Each is sent once; any already redelivered are skipped.
-        </p>
-      </ConfirmDialog>
+      <RecoverDialog webhook={w} since={since} title="Redeliver what was missed?" onClose={() => setOpen(null)}
+        onDone={() => { window.sessionStorage.removeItem(sinceKey(w.id)); void refresh(); }}
+        intro={(
+          <p>
+            {plural(missed, 'delivery', 'deliveries')} to “{w.name}” failed or {missed === 1 ? 'was' : 'were'} cancelled
+            since {formatDate(since)}. Redeliver them now?
+          </p>
+        )} />
     );
   }
   return { setActive, busyId, dialogs };

@@ -2,13 +2,13 @@
 // redelivers, once, what failed or was cancelled since a time, to a real local receiver.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { DIALECTS } from '../helpers/db.js';
-import { testWaypost } from '../helpers/waypost.js';
-import type { Waypost } from '../../src/sdk.js';
-import { newId } from '../../src/ids.js';
-import { startWorker, type Worker } from '../../src/webhooks/index.js';
-import { adminHeaders, fakeClock, seedDelivery, startReceiver, type Receiver } from './manage/fixtures.js';
-import { booking } from './engine/fixtures.js';
+import { DIALECTS } from '../../helpers/db.js';
+import { testWaypost } from '../../helpers/waypost.js';
+import type { Waypost } from '../../../src/sdk.js';
+import { startWorker, type Worker } from '../../../src/webhooks/index.js';
+import { adminHeaders, fakeClock, seedDelivery, startReceiver, type Receiver } from '../manage/fixtures.js';
+import { booking } from '../engine/fixtures.js';
+import { seedFailed, waitForJob } from './fixtures.js';
 
 describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
   let wp: Waypost;
@@ -35,6 +35,14 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
     app.inject({ method, url: `/admin/api${url}`, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
   const recover = async (id: string, body: unknown) => call('POST', `/webhooks/${id}/recover`, body);
+  /** Starts a recover (202 with the job) and waits for it to end: answers the finished job's counts. */
+  const recoverAll = async (id: string, body: unknown) => {
+    const started = await recover(id, body);
+    expect(started.statusCode, started.body).toBe(202);
+    expect(started.headers.location).toBe(`/admin/api/webhooks/${id}/recover/${started.json().id}`);
+    const job = await waitForJob(app, auth, id, started.json().id);
+    return { status: job.status, total: job.total, queued: job.queued };
+  };
   const eventIdsReceived = () => receiver.received.map((r) => JSON.parse(r.body).id as string).sort();
 
   it('redelivers what the disable cancelled once re-enabled, exactly once however often it is run', async () => {
@@ -55,11 +63,10 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
     expect(refused.json().detail).toMatch(/re-enable/i);
 
     await call('POST', `/webhooks/${hook.id}/enable`);
-    expect((await recover(hook.id, { since, statuses: ['failed'] })).json()).toEqual({ queued: 0 });
-    const first = await recover(hook.id, { since, statuses: ['failed', 'cancelled'] });
-    expect(first.statusCode).toBe(200);
-    expect(first.json()).toEqual({ queued: 3 });
-    expect((await recover(hook.id, { since })).json()).toEqual({ queued: 0 }); // nothing twice
+    expect(await recoverAll(hook.id, { since, statuses: ['failed'] })).toEqual({ status: 'done', total: 0, queued: 0 });
+    const first = await recoverAll(hook.id, { since, statuses: ['failed', 'cancelled'] });
+    expect(first).toEqual({ status: 'done', total: 3, queued: 3 });
+    expect(await recoverAll(hook.id, { since })).toEqual({ status: 'done', total: 0, queued: 0 }); // nothing twice
 
     worker = await startWorker(wp.core);
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(3);
@@ -67,8 +74,12 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
     await expect.poll(async () => (await call('GET', `/deliveries?webhook_id=${hook.id}&status=succeeded`)).json().total).toBe(3);
     const redeliveries = (await call('GET', `/deliveries?webhook_id=${hook.id}&status=succeeded`)).json().items;
     expect(redeliveries.map((d: { redelivery_of: string }) => d.redelivery_of).sort()).toEqual(cancelled.map((d: { id: string }) => d.id).sort());
-    expect((await recover(hook.id, { since })).json()).toEqual({ queued: 0 });
+    expect((await recoverAll(hook.id, { since })).queued).toBe(0);
     expect((await call('GET', `/deliveries/${old.deliveryId}`)).json().status).toBe('failed');
+    // The webhook's recent recovers, newest first, for the console.
+    const list = (await call('GET', `/webhooks/${hook.id}/recover`)).json().items;
+    expect(list.map((j: { queued: number; status: string }) => [j.status, j.queued]))
+      .toEqual([['done', 0], ['done', 0], ['done', 3], ['done', 0]]);
     expect(receiver.received).toHaveLength(3);
   });
 
@@ -76,21 +87,12 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
     const hook = (await call('POST', '/webhooks', { name: 'Bulk', url: receiver.url, events: ['booking.created'] })).json();
     const since = new Date(clock.now()).toISOString();
     const n = 1_234;
-    const at = since;
-    const events = Array.from({ length: n }, (_, i) => ({
-      id: newId('evt', clock.now()), type: 'booking.created', resource: 'bookings', record_id: i + 1,
-      data: JSON.stringify({ id: i + 1 }), test: 0, created_at: at,
-    }));
-    for (let i = 0; i < n; i += 200) {
-      await wp.core.db.insertInto('events').values(events.slice(i, i + 200)).execute();
-      await wp.core.db.insertInto('deliveries').values(events.slice(i, i + 200).map((e) => ({
-        id: newId('dlv', clock.now()), webhook_id: hook.id, event_id: e.id, event_type: e.type, status: 'failed' as const,
-        attempts: 8, next_attempt_at: null, lease_owner: null, lease_until: null, last_status: 500, last_error: 'HTTP 500',
-        cancel_reason: null, redelivery_of: null, created_at: at, updated_at: at, completed_at: at,
-      }))).execute();
-    }
+    await seedFailed(wp, hook.id, n, since);
     const [a, b] = await Promise.all([recover(hook.id, { since }), recover(hook.id, { since })]);
-    expect(a.json().queued + b.json().queued).toBe(n); // two at once: the second finds the first's redeliveries
+    const ja = await waitForJob(app, auth, hook.id, a.json().id);
+    const jb = await waitForJob(app, auth, hook.id, b.json().id);
+    expect([ja.status, jb.status]).toEqual(['done', 'done']);
+    expect(ja.queued + jb.queued).toBe(n); // two at once: each batch skips what the other one queued
     const pending = await wp.core.db.selectFrom('deliveries').select(['redelivery_of']).where('status', '=', 'pending').execute();
     expect(pending).toHaveLength(n);
     expect(new Set(pending.map((p) => p.redelivery_of)).size).toBe(n);
@@ -105,5 +107,6 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
       expect(res.json().field).toBe(field);
     }
     expect((await recover('wh_unknown', { since: '2026-01-01T00:00:00Z' })).statusCode).toBe(404);
+    expect((await call('GET', `/webhooks/${hook.id}/recover/rcv_unknown`)).statusCode).toBe(404);
   });
 });

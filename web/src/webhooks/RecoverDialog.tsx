@@ -1,0 +1,126 @@
+// "Recover…": redeliver, once, what failed or was cancelled since a time (POST /webhooks/:id/recover, a job run in
+// the background), then follow it with a progress bar and counts until done (GET …/recover/:job). Shared by the row
+// action, the editor and the re-enable flow (which presets the time and says how many were missed).
+import { useEffect, useState, type ReactNode } from 'react';
+import { ApiError, get, post } from '../api';
+import { Dialog } from '../components/Dialog';
+import { Field } from '../components/Field';
+import { focusOnMount } from '../components/focus';
+import { plural } from '../format';
+import type { RecoverJob, Webhook } from '../types';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const POLL_MS = 500;
+const toIso = (local: string) => (local ? new Date(local).toISOString() : '');
+const toLocal = (iso: string) => {
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+interface Props {
+  webhook: Webhook;
+  since?: string; // ISO; default a day ago
+  intro?: ReactNode; // what the re-enable flow says was missed
+  title?: string;
+  onClose: () => void;
+  onDone?: () => void;
+}
+
+function Progress({ job }: { job: RecoverJob }) {
+  const done = job.status !== 'running';
+  const value = Math.min(job.queued, job.total);
+  const of = `${job.queued.toLocaleString()} of ${job.total.toLocaleString()}`;
+  const summary = job.status === 'done'
+    ? (job.queued
+      ? `Done: queued ${plural(job.queued, 'redelivery', 'redeliveries')}. A running worker sends them now.`
+      : 'Nothing left to redeliver: it was redelivered already.')
+    : job.status === 'interrupted'
+      ? `Interrupted after ${of}. Run Recover again to finish the rest; nothing is sent twice.`
+      : `Stopped after ${job.queued.toLocaleString()}: ${job.error ?? 'an error'}`;
+  return (
+    <div className="recover-progress" data-testid="recover-progress">
+      <div role="progressbar" aria-label="Redeliveries queued" aria-valuemin={0} aria-valuemax={job.total || 1}
+        aria-valuenow={job.total ? value : 1} aria-valuetext={`${value} of ${job.total}`} className="progress">
+        <div className="progress-fill" style={{ width: `${job.total ? (100 * value) / job.total : 100}%` }} />
+      </div>
+      <p role="status" aria-live="polite" tabIndex={-1} ref={focusOnMount} data-testid="recover-status"
+        className={job.status === 'failed' || job.status === 'interrupted' ? 'form-error' : undefined}>
+        {done ? summary : `Queued ${value.toLocaleString()} of ${job.total.toLocaleString()}`}
+      </p>
+    </div>
+  );
+}
+
+export function RecoverDialog({ webhook: w, since: preset, intro, title, onClose, onDone }: Props) {
+  const [since, setSince] = useState(toLocal(preset ?? new Date(Date.now() - DAY_MS).toISOString()));
+  const [statuses, setStatuses] = useState<string[]>(['failed', 'cancelled']);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [job, setJob] = useState<RecoverJob | null>(null);
+
+  useEffect(() => {
+    if (!job || job.status !== 'running') return undefined;
+    const timer = window.setTimeout(async () => {
+      try {
+        setJob(await get<RecoverJob>(`/webhooks/${w.id}/recover/${job.id}`));
+      } catch (err) {
+        setError(err instanceof ApiError ? err.message : String(err));
+      }
+    }, POLL_MS);
+    return () => window.clearTimeout(timer);
+  }, [job, w.id]);
+  useEffect(() => { if (job && job.status !== 'running') onDone?.(); }, [job?.status]); // eslint-disable-line
+
+  const start = async () => {
+    setError(null);
+    if (!since) return setError('Choose a time to recover from.');
+    if (statuses.length === 0) return setError('Choose failed, cancelled or both.');
+    setBusy(true);
+    try {
+      setJob(await post<RecoverJob>(`/webhooks/${w.id}/recover`, { since: toIso(since), statuses }));
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const toggle = (s: string, on: boolean) => setStatuses(on ? [...statuses, s] : statuses.filter((x) => x !== s));
+
+  return (
+    <Dialog title={title ?? `Recover deliveries to “${w.name}”`} onClose={onClose} footer={job ? (
+      <button type="button" className="button" onClick={onClose}>
+        {job.status === 'running' ? 'Close (it keeps running)' : 'Done'}
+      </button>
+    ) : (
+      <>
+        <button type="button" className="button" onClick={onClose}>Cancel</button>
+        <button type="button" className="button button-primary" onClick={start} disabled={busy}>
+          {busy ? 'Starting…' : 'Redeliver now'}
+        </button>
+      </>
+    )}>
+      {job ? <Progress job={job} /> : (
+        <>
+          {intro && <div className="confirm-text">{intro}</div>}
+          <p className="muted">
+            Each delivery is sent again once; any already redelivered are skipped, so running this twice sends nothing
+            twice.
+          </p>
+          <Field label="Since" hint="Deliveries created at or after this time (your local time).">
+            <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} />
+          </Field>
+          <fieldset className="field">
+            <legend className="field-label">Which deliveries</legend>
+            {(['failed', 'cancelled'] as const).map((s) => (
+              <label key={s} className="check">
+                <input type="checkbox" checked={statuses.includes(s)} onChange={(e) => toggle(s, e.target.checked)} />
+                <span>{s === 'failed' ? 'Failed' : 'Cancelled'}</span>
+              </label>
+            ))}
+          </fieldset>
+        </>
+      )}
+      {error && <p className="form-error" role="alert">{error}</p>}
+    </Dialog>
+  );
+}
