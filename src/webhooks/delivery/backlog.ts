@@ -33,7 +33,8 @@ export class Backlog {
       return;
     }
     const job: Job = {
-      id: c.id, webhookId: c.webhookId, leaseUntil: c.leaseUntil, loaded: c.loaded, order: this.claimOrder++,
+      id: c.id, webhookId: c.webhookId, leaseUntil: c.leaseUntil, leaseTakenOver: c.leaseTakenOver, loaded: c.loaded,
+      order: this.claimOrder++,
     };
     const queue = this.waiting.get(c.webhookId);
     if (queue) queue.push(job);

@@ -1,6 +1,6 @@
 // What both backends share: the statements, built by Kysely (typed) and compiled once where they run per delivery.
 // sqlite.ts and postgres.ts extend it with their claim, their locking and their wake-ups.
-import type { CompiledQuery, Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Core } from '../../../core.js';
 import type { Database } from '../../../store/tables.js';
 import { readRows } from '../../../store/read.js';
@@ -100,6 +100,13 @@ export abstract class BaseQueue implements DeliveryQueue {
     });
   }
 
+  async attemptsRecorded(items: readonly SuccessItem[]): Promise<boolean> {
+    const ids = items.map((i) => i.attempt.id);
+    const row = await this.core.db.selectFrom('delivery_attempts').select((eb) => eb.fn.countAll().as('n'))
+      .where('id', 'in', ids).executeTakeFirstOrThrow();
+    return Number(row.n) === ids.length;
+  }
+
   async recordFailure(f: FailureRecord): Promise<FailureWritten> {
     const id = f.attempt.delivery_id;
     return this.core.db.transaction().execute(async (trx) => {
@@ -163,12 +170,18 @@ export function markSucceeded(db: Db, now: string, ids: string[]) {
 /**
  * The claim as one statement, compiled once per number of skipped webhooks (a worker claims many times a second).
  * A delivery is due when it is pending, its time has come and it is not leased (or its lease expired: the worker
- * that held it crashed). `skipLocked`: concurrent PostgreSQL workers pass over each other's rows.
+ * that held it crashed). `skipLocked`: concurrent PostgreSQL workers pass over each other's rows. A lease that ran
+ * out is taken over 1 ms longer than a fresh one: RETURNING shows only the new values, and this is how the claim
+ * tells which rows it took from another worker (waypost_delivery_lease_expiries_total) without another query.
  */
 export function claimStatement(db: Db, skipLocked: boolean): (r: ClaimRequest) => CompiledQuery {
   const compiled = new Map<number, (values: Record<string, unknown>) => CompiledQuery>();
   const compile = (skipCount: number) => withValues(db.updateTable('deliveries')
-    .set({ lease_owner: slotOf<string>('owner'), lease_until: slotOf<number>('leaseUntil') })
+    .set((eb) => ({
+      lease_owner: slotOf<string>('owner'),
+      lease_until: eb.case().when('lease_until', 'is', null).then(bigintSlot('leaseUntil'))
+        .else(bigintSlot('takenOverUntil')).end(),
+    }))
     .where('id', 'in', (eb) => {
       const now = slotOf<number>('now');
       const due = eb.selectFrom('deliveries').select('id')
@@ -185,8 +198,25 @@ export function claimStatement(db: Db, skipLocked: boolean): (r: ClaimRequest) =
   return ({ owner, limit, now, leaseMs, skipWebhooks }) => {
     let query = compiled.get(skipWebhooks.length);
     if (!query) compiled.set(skipWebhooks.length, query = compile(skipWebhooks.length));
-    return query(listValues('skip', skipWebhooks, { owner, leaseUntil: now + leaseMs, now, limit }));
+    const leaseUntil = now + leaseMs;
+    return query(listValues('skip', skipWebhooks, { owner, leaseUntil, takenOverUntil: leaseUntil + 1, now, limit }));
   };
+}
+
+/** The claimed rows as the worker takes them (the claim's own lease time; which leases it took over). */
+export function claimedFrom(
+  rows: readonly DeliveryRow[], request: ClaimRequest, loaded: Map<string, LoadedDelivery>,
+): Claimed[] {
+  const leaseUntil = request.now + request.leaseMs;
+  return rows.map((r) => ({
+    id: r.id, webhookId: r.webhook_id, leaseUntil, leaseTakenOver: Number(r.lease_until) !== leaseUntil,
+    loaded: loaded.get(r.id)!,
+  }));
+}
+
+/** A slot for a time in ms: typed, since PostgreSQL cannot infer a CASE's parameter types (text would not fit). */
+function bigintSlot(name: string) {
+  return sql<number>`cast(${slot(name)} as bigint)`;
 }
 
 /** A prepared-statement slot typed as the column's value (src/store/prepared.ts). */

@@ -4,7 +4,7 @@ import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Core } from '../../../core.js';
 import type { Database } from '../../../store/tables.js';
 import type { DeliveryRow } from '../../tables.js';
-import { BaseQueue, claimStatement } from './base.js';
+import { BaseQueue, claimStatement, claimedFrom } from './base.js';
 import { DELIVERY_CHANNEL, listenForDeliveries } from './listen.js';
 import type { ClaimRequest, Claimed, Wakeups } from './types.js';
 
@@ -20,7 +20,6 @@ export class PostgresQueue extends BaseQueue {
   async claim(request: ClaimRequest): Promise<Claimed[]> {
     if (request.limit <= 0) return [];
     const statement = this.claimQuery(request);
-    const leaseUntil = request.now + request.leaseMs;
     // The right plan is always the ordered scan of deliveries_due that stops after `limit` rows. With statistics
     // older than a backlog (a burst after a quiet spell, before autovacuum analysed the table) the planner picks a
     // bitmap scan of the whole backlog plus a sort (docs/PERFORMANCE.md); ruling out the sort leaves the ordered scan.
@@ -29,7 +28,7 @@ export class PostgresQueue extends BaseQueue {
       return (await trx.executeQuery<DeliveryRow>(statement)).rows;
     });
     const loaded = await this.withWebhooksAndEvents(rows);
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, loaded: loaded.get(r.id)! }));
+    return claimedFrom(rows, request, loaded);
   }
 
   override wakeups(onWake: () => void): Wakeups {
