@@ -2,10 +2,7 @@
 // two Waypost instances in one process (tests, an embedding host) do not mix their counts. Node's process metrics
 // (CPU, memory, event loop, GC) are per process, so they live in one shared registry and are appended to each
 // scrape. Names follow Prometheus conventions: waypost_<capability>_<what>_<unit>, counters end in _total.
-// Planned with the delivery-engine redesign (README "Scale-out"): waypost_deliveries_total{outcome,webhook},
-// waypost_delivery_attempt_duration_seconds, waypost_delivery_queue_depth, waypost_delivery_oldest_due_age_seconds,
-// waypost_delivery_claims_total{worker}, waypost_delivery_lease_expiries_total{worker}, registered through
-// metricsOf(core) like the API's.
+// The delivery engine's series are in src/webhooks/delivery/metrics.ts, the API's in src/api/ and src/http/.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { Core } from './core.js';
 
