@@ -41,7 +41,7 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
     wp = await createWaypost({ config: { databaseUrl }, logger: createLogger('silent') });
     key = await createApiKey(wp.core, { label: 'metrics', permissions: ['trips.list', 'trips.read'] });
     receiver = await startReceiver();
-    webhook = await addWebhook(wp.core, receiver.url, { events: ['trip.created'] });
+    webhook = await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
     const namespace = `m${randomBytes(4).toString('hex')}`;
     const env = {
       DATABASE_URL: databaseUrl, REDIS_URL, WAYPOST_NAMESPACE: namespace, WAYPOST_HOST_TOKEN: HOST_TOKEN,
@@ -77,7 +77,8 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
     expect((await fetch(`${bases[1]}/no/such/path/42`)).status).toBe(404);
     for (const base of bases) scrapes.push(await (await fetch(`${base}/metrics`)).text());
 
-    // A worker started after the write delivers its event (found by its first claim) and is scraped on its own port.
+    // A worker started after a write delivers its event (found by its first claim) and is scraped on its own port.
+    await wp.put('enquiries', 1, { full_name: 'Ana Silva', email: 'ana@example.com' });
     const port = await freePort();
     children.push(startServe('worker', 'worker', { ...env, WAYPOST_METRICS_PORT: String(port) }));
     await receiver.waitFor(1, 60_000);

@@ -85,21 +85,22 @@ describe.runIf(services)('scale-out: 2 API + 3 worker processes on PostgreSQL an
       const body = await fetch(`${base}/readyz`).then((r) => (r.ok ? r.json() : null), () => null);
       return body !== null && (!redisUp || (body as { redis?: string }).redis === 'up');
     };
-    // One API process after the other: two first starts at once race to store the console's setup link.
-    for (const name of ['api-a', 'api-b']) {
-      const port = await freePort();
-      children.push(startServe(name, 'api', { ...env, PORT: String(port) }));
-      apis.push(`http://127.0.0.1:${port}`);
-      if (name === 'api-a') await until('api-a to be ready', ready(apis[0], true), 90_000, () => startReport(children));
-    }
+    // The workers start beside the first API process; the API processes one after the other (two first starts at
+    // once race to store the console's setup link).
     for (let i = 1; i <= 3; i++) {
       const port = await freePort();
       const metricsPort = { PORT: undefined, WAYPOST_METRICS_PORT: String(port) };
       children.push(startServe(`worker-${i}`, 'worker', { ...env, ...metricsPort }));
       workerMetrics.push(`http://127.0.0.1:${port}`);
     }
-    for (const base of [apis[1], ...workerMetrics]) {
-      await until(`${base} to be ready`, ready(base, base === apis[1]), 90_000, () => startReport(children));
+    for (const name of ['api-a', 'api-b']) {
+      const port = await freePort();
+      children.push(startServe(name, 'api', { ...env, PORT: String(port) }));
+      apis.push(`http://127.0.0.1:${port}`);
+      await until(`${name} to be ready`, ready(apis.at(-1)!, true), 90_000, () => startReport(children));
+    }
+    for (const base of workerMetrics) {
+      await until(`${base} to be ready`, ready(base, false), 90_000, () => startReport(children));
     }
     const listening = async () => {
       const { rows } = await admin!.query<{ n: string }>(
