@@ -24,7 +24,7 @@ import { addWebhook } from '../webhooks/engine/fixtures.js';
 const EVENTS = 5_000;
 const WEBHOOKS = 4;
 const BATCH = 50; // operations per POST /host/v1/batch (each its own write and transaction)
-const WRITERS_PER_API = 3;
+const WRITERS_PER_API = 6;
 const HOST_TOKEN = 'scale-out-host-token';
 // The killed worker's deliveries come back after the lease; an attempt (timeout 5 s) never needs renewing within it.
 // None should fail; if one did, its retry would come within the test.
