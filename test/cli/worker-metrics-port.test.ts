@@ -23,8 +23,10 @@ describe('waypost serve --role worker --metrics-port', { timeout: 120_000 }, () 
       60_000);
     expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ status: 'ready', database: 'sqlite' });
     let metrics = '';
-    const claimed = async () => /^waypost_delivery_claims_total\{/m.test(metrics = await (await fetch(`${base}/metrics`))
-      .text());
+    const claimed = async () => {
+      metrics = await (await fetch(`${base}/metrics`)).text();
+      return /^waypost_delivery_claims_total\{/m.test(metrics);
+    };
     await until('the worker\'s first claim', claimed, 30_000);
     expect(metrics).toMatch(/^waypost_delivery_queue_depth 0$/m);
     expect(metrics).toMatch(/^waypost_delivery_claims_total\{worker="wrk_[^"]+"\} 0$/m);

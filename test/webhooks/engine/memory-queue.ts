@@ -54,7 +54,8 @@ export class MemoryQueue implements DeliveryQueue {
     return due.map((d) => {
       const leaseTakenOver = d.lease_until !== null;
       Object.assign(d, { lease_owner: owner, lease_until: now + leaseMs });
-      return { id: d.id, webhookId: d.webhook_id, leaseUntil: now + leaseMs, leaseTakenOver, loaded: loaded.get(d.id)! };
+      const leaseUntil = now + leaseMs;
+      return { id: d.id, webhookId: d.webhook_id, leaseUntil, leaseTakenOver, loaded: loaded.get(d.id)! };
     });
   }
 
