@@ -6,6 +6,8 @@ export type Role = 'all' | 'api' | 'worker';
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** A worker's port for /healthz, /readyz and /metrics (WAYPOST_METRICS_PORT); null: a worker listens on none. */
+  readonly metricsPort: number | null;
   readonly baseUrl: string;
   readonly databaseUrl: string;
   readonly redisUrl: string | null;
@@ -193,9 +195,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (secretKey !== null && secretKey.length < 16) {
     throw new ConfigError('WAYPOST_SECRET_KEY', 'must be at least 16 characters');
   }
+  const metricsPort = optional(env, 'WAYPOST_METRICS_PORT') === null ? null
+    : int(env, 'WAYPOST_METRICS_PORT', 0, 1, 65535);
   return Object.freeze({
     port,
     host,
+    metricsPort,
     baseUrl,
     databaseUrl: databaseUrl(env),
     redisUrl: url(env, 'REDIS_URL', null, ['redis:', 'rediss:']),

@@ -2,10 +2,7 @@
 // two Waypost instances in one process (tests, an embedding host) do not mix their counts. Node's process metrics
 // (CPU, memory, event loop, GC) are per process, so they live in one shared registry and are appended to each
 // scrape. Names follow Prometheus conventions: waypost_<capability>_<what>_<unit>, counters end in _total.
-// Planned with the delivery-engine redesign (README "Scale-out"): waypost_deliveries_total{outcome,webhook},
-// waypost_delivery_attempt_duration_seconds, waypost_delivery_queue_depth, waypost_delivery_oldest_due_age_seconds,
-// waypost_delivery_claims_total{worker}, waypost_delivery_lease_expiries_total{worker}, registered through
-// metricsOf(core) like the API's.
+// The delivery engine's series are in src/webhooks/delivery/metrics.ts, the API's in src/api/ and src/http/.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { Core } from './core.js';
 
@@ -23,8 +20,10 @@ export class Metrics {
     return (this.registry.getSingleMetric(name) as M | undefined) ?? make();
   }
 
-  counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-    return this.named(name, () => new Counter({ name, help, labelNames, registers: [this.registry] }));
+  counter<L extends string>(
+    name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Counter<L>) => void,
+  ): Counter<L> {
+    return this.named(name, () => new Counter({ name, help, labelNames, registers: [this.registry], collect }));
   }
 
   gauge<L extends string>(
@@ -37,6 +36,38 @@ export class Metrics {
     name: string, help: string, labelNames: readonly L[] = [], buckets = DURATION_BUCKETS,
   ): Histogram<L> {
     return this.named(name, () => new Histogram({ name, help, labelNames, buckets, registers: [this.registry] }));
+  }
+
+  /**
+   * A histogram without labels whose observations are counted in plain arrays and handed to the registry at the
+   * scrape: for once-per-delivery paths, where prom-client's observe() (label handling per call) cost several times
+   * as much (bench/results/delivery-metrics.json). Same exposition as a prom-client histogram.
+   */
+  plainHistogram(name: string, help: string, buckets: readonly number[]): { observe(value: number): void } {
+    const counts = new Array<number>(buckets.length + 1).fill(0); // per bucket, the last one +Inf
+    let sum = 0;
+    const get = async () => {
+      let count = 0;
+      const values: Array<{ metricName: string; labels: Record<string, number | string>; value: number }> = [];
+      for (let i = 0; i <= buckets.length; i++) {
+        count += counts[i];
+        const le = i < buckets.length ? buckets[i] : '+Inf';
+        values.push({ metricName: `${name}_bucket`, labels: { le }, value: count });
+      }
+      values.push({ metricName: `${name}_sum`, labels: {}, value: sum });
+      values.push({ metricName: `${name}_count`, labels: {}, value: count });
+      return { name, help, type: 'histogram', aggregator: 'sum', values };
+    };
+    const reset = () => { counts.fill(0); sum = 0; };
+    this.registry.registerMetric({ name, help, get, reset } as unknown as Metric);
+    return {
+      observe(value) {
+        let i = 0;
+        while (i < buckets.length && value > buckets[i]) i++;
+        counts[i]++;
+        sum += value;
+      },
+    };
   }
 
   get contentType(): string {

@@ -9,6 +9,7 @@ import { createLogger } from './log.js';
 import { openStore } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { buildApp } from './app.js';
+import { buildOpsApp } from './http/ops-app.js';
 import { deleteRecord, putRecord, type PutResult } from './host/write.js';
 import { runBatch, type BatchOperation, type BatchResult } from './host/batch.js';
 import type { Resource } from './records/schemas.js';
@@ -39,8 +40,11 @@ export interface Waypost {
   batch(operations: BatchOperation[]): Promise<BatchResult[]>;
   /** Build the HTTP app (not listening); for `inject()` in tests or embedding. */
   app(): Promise<FastifyInstance>;
-  /** Start serving: the HTTP server (roles all/api) and the delivery worker (roles all/worker). */
-  serve(role?: Role): Promise<{ url: string | null }>;
+  /**
+   * Start serving: the HTTP server (roles all/api) and the delivery worker (roles all/worker). A worker with
+   * `metricsPort` set also listens there for /healthz, /readyz and /metrics (`metricsUrl`).
+   */
+  serve(role?: Role): Promise<{ url: string | null; metricsUrl: string | null }>;
   close(): Promise<void>;
 }
 
@@ -67,6 +71,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
   installApi(core);
 
   let app: FastifyInstance | null = null;
+  let opsApp: FastifyInstance | null = null;
   let worker: Worker | null = null;
   const getApp = async () => (app ??= await buildApp(core));
 
@@ -84,12 +89,18 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
         const a = await getApp();
         url = await a.listen({ port: config.port, host: config.host });
       }
+      let metricsUrl: string | null = null;
+      if (role === 'worker' && config.metricsPort !== null) {
+        opsApp = await buildOpsApp(core);
+        metricsUrl = await opsApp.listen({ port: config.metricsPort, host: config.host });
+      }
       if (role === 'all' || role === 'worker') worker = await startWorker(core);
-      return { url };
+      return { url, metricsUrl };
     },
     async close() {
       if (worker) await worker.stop();
       if (app) await app.close();
+      if (opsApp) await opsApp.close();
       await closeApi(core);
       await closeWebhooks(core);
       await store.close();

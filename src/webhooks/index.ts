@@ -8,6 +8,7 @@ import { closeTargetAgent } from './send.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { startRetention } from './retention.js';
 import { stopRecovers } from './recover/index.js';
+import { deliveryMetrics } from './delivery/metrics.js';
 
 /** Registers the write listener that records events and queues deliveries (transactional outbox). */
 export function installWebhooks(core: Core): void {
@@ -16,6 +17,7 @@ export function installWebhooks(core: Core): void {
   });
   // The write path announces every commit; a write that queued nothing costs the worker one empty claim.
   core.bus.on('records.changed', () => wakeWorkers(core));
+  deliveryMetrics(core); // every process's /metrics has the queue's depth and oldest due age
 }
 
 export interface Worker {

@@ -1,39 +1,21 @@
 // Redis goes away and comes back: a private redis-server is SIGKILLed under two API processes (two Waypost
 // instances on one database) and restarted on the same port. The API keeps answering (cache bypassed, rate limits
 // per process), says so once in the log, in /readyz and in /metrics, and uses Redis again by itself.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { DIALECTS, freshDatabaseUrl } from '../helpers/db.js';
-import { CI, freePort } from '../helpers/services.js';
+import { freePort } from '../helpers/services.js';
+import { hasRedisServer, sleep, startRedis, until } from '../helpers/processes.js';
 import { createWaypost, type Waypost } from '../../src/sdk.js';
 import { createLogger } from '../../src/log.js';
 import { apiRoot } from '../../src/config.js';
 import { createApiKey, type CreatedApiKey } from '../../src/api/keys.js';
 import { authOf, fakeClock, trip } from './setup.js';
 
-const REDIS_SERVER = '/usr/bin/redis-server';
-const hasRedisServer = existsSync(REDIS_SERVER);
-if (!hasRedisServer && CI) throw new Error(`${REDIS_SERVER} is required when CI=true`);
-if (!hasRedisServer) console.warn(`\n⚠ SKIPPING the Redis outage suite: no ${REDIS_SERVER}\n`);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-function startRedis(port: number): ChildProcess {
-  return spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' });
-}
+const redisServer = hasRedisServer('the Redis outage suite');
 
 /** Log lines kept in memory, to count how often something was said. */
 function logSink() {
@@ -47,7 +29,7 @@ function logSink() {
   return { stream, count: (text: string) => lines.filter((l) => String(l.msg).includes(text)).length };
 }
 
-describe.runIf(hasRedisServer)('Redis stopped and restarted under two API processes', () => {
+describe.runIf(redisServer)('Redis stopped and restarted under two API processes', () => {
   let redis: ChildProcess | null = null;
   const opened: Waypost[] = [];
   afterAll(async () => {

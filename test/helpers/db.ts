@@ -29,3 +29,24 @@ export async function freshDatabaseUrl(dialect: TestDialect): Promise<string> {
 
 /** The dialects to run on here: SQLite always, PostgreSQL when reachable (always under CI). */
 export const DIALECTS: TestDialect[] = (await hasPostgres()) ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/**
+ * A new, empty PostgreSQL database (not only a schema): for suites whose processes are counted or cut off by
+ * database. `drop()` ends any connection still open and removes it.
+ */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `waypost_${randomBytes(6).toString('hex')}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}

@@ -1,12 +1,14 @@
 // Database failover: real `waypost serve` processes (api, all, two workers) on PostgreSQL have their backends
 // terminated (pg_terminate_backend, as a failover or a restart does) several times under load. No process may exit,
 // requests caught by the drop answer 503 (never 500), later ones succeed, and every event is still delivered.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl } from '../helpers/db.js';
 import { freePort, hasPostgres } from '../helpers/services.js';
+import {
+  killAll, loggedErrors, processReport, sleep, startReport, startServe, until, type Child,
+} from '../helpers/processes.js';
 import { createWaypost, type Waypost } from '../../src/sdk.js';
 import { createLogger } from '../../src/log.js';
 import { createApiKey, PERMISSIONS } from '../../src/api/keys.js';
@@ -17,51 +19,18 @@ const HOST_TOKEN = 'failover-host-token';
 const LOAD_MS = 6_000;
 const KILLS_AT_MS = [1_000, 2_500, 4_000];
 
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  output: string[]; // stdout (JSON log lines) and stderr (a crash's stack), for failure messages
-}
-
 function startProcess(name: string, role: 'api' | 'all' | 'worker', databaseUrl: string, port: number): Child {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  return startServe(name, role, {
     DATABASE_URL: databaseUrl,
     PORT: String(port),
-    HOST: '127.0.0.1',
     WAYPOST_HOST_TOKEN: HOST_TOKEN,
     WAYPOST_ALLOW_PRIVATE_TARGETS: 'true',
     WAYPOST_RATE_LIMIT: '1000000', // the load must not meet the per-key limit
     // Short enough that a delivery whose success could not be recorded is sent again within the test.
     WAYPOST_LEASE_MS: '2000',
     WAYPOST_POLL_MS: '200',
-    LOG_LEVEL: 'error',
-  };
-  delete env.REDIS_URL; // each process keeps its own cache: nothing here depends on Redis
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', role], {
-    cwd: process.cwd(),
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    REDIS_URL: undefined, // each process keeps its own cache: nothing here depends on Redis
   });
-  const output: string[] = [];
-  proc.stdout!.on('data', (c: Buffer) => { output.push(String(c)); });
-  proc.stderr!.on('data', (c: Buffer) => { output.push(String(c)); });
-  return { name, proc, output };
-}
-
-const alive = (c: Child) => c.proc.exitCode === null && c.proc.signalCode === null;
-const exited = (p: ChildProcess) => new Promise<void>((resolve) => {
-  if (p.exitCode !== null || p.signalCode !== null) resolve();
-  else p.once('exit', () => resolve());
-});
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, why = () => ''): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${why()}`);
-    await sleep(100);
-  }
 }
 
 const hasPg = await hasPostgres();
@@ -72,7 +41,7 @@ describe.runIf(hasPg)('database connection drops (PostgreSQL)', () => {
   let receiver: Receiver | null = null;
   let admin: pg.Client | null = null;
   afterAll(async () => {
-    for (const c of children) if (alive(c)) { c.proc.kill('SIGKILL'); await exited(c.proc); }
+    await killAll(children);
     await admin?.end().catch(() => {});
     await wp?.close();
     await receiver?.close();
@@ -102,29 +71,20 @@ describe.runIf(hasPg)('database connection drops (PostgreSQL)', () => {
       startProcess('worker-1', 'worker', childUrl.toString(), 0),
       startProcess('worker-2', 'worker', childUrl.toString(), 0),
     );
-    // Error lines the processes logged (pino level 50 and up), to explain an unexpected status.
-    const loggedErrors = () => children.flatMap((c) => c.output.join('').split('\n')
-      .filter((l) => /"level":[56]0/.test(l)).map((l) => `${c.name}: ${l.slice(0, 600)}`)).slice(0, 10).join('\n');
-    // Which processes are gone, with the end of what they printed (an unhandled 'error' event's stack).
-    const processReport = () => children.map((c) => (alive(c) ? `${c.name}: alive`
-      : `${c.name}: exited ${c.proc.exitCode ?? c.proc.signalCode}\n${c.output.join('').slice(-1500)}`)).join('\n');
-    const startReport = () => children
-      .map((c) => `${c.name} (${alive(c) ? 'alive' : 'exited'}):\n${c.output.join('').slice(-800)}`).join('\n');
-
     const ready = (base: string) => async () => (await fetch(`${base}/readyz`).then((r) => r.status, () => 0)) === 200;
     // The HTTP processes start one after the other: two first starts at once race to store the console's setup
     // link (a unique-key error that ends one of them), which is not what this test is about.
     // A tsx process starts in a few seconds, far slower on a busy machine.
-    await until('the api process to be ready', ready(bases[0]), 45_000, startReport);
+    await until('the api process to be ready', ready(bases[0]), 45_000, () => startReport(children));
     children.push(startProcess('all', 'all', childUrl.toString(), ports[1]));
-    await until('the all process to be ready', ready(bases[1]), 45_000, startReport);
+    await until('the all process to be ready', ready(bases[1]), 45_000, () => startReport(children));
     // Every worker (two workers and the `all` process) holds its LISTEN connection.
     const listening = async () => {
       const { rows } = await admin!.query<{ n: string }>(
         `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [appName]);
       return Number(rows[0].n) >= 3;
     };
-    await until('the workers to LISTEN', listening, 30_000, startReport);
+    await until('the workers to LISTEN', listening, 30_000, () => startReport(children));
 
     let nextId = 1;
     const put = async (base: string) => {
@@ -181,7 +141,7 @@ describe.runIf(hasPg)('database connection drops (PostgreSQL)', () => {
     expect(killed).toHaveLength(KILLS_AT_MS.length);
     expect(killed[0]).toBeGreaterThan(0);
     // Soft from here on: a broken build shows every way it fails, not only the first.
-    expect.soft(processReport()).not.toContain('exited');
+    expect.soft(processReport(children)).not.toContain('exited');
     for (const n of killed.slice(1)) expect.soft(n, 'processes connected at the later kills').toBeGreaterThan(0);
 
     // The workers LISTEN again by themselves (reconnected after the drops).
@@ -195,14 +155,14 @@ describe.runIf(hasPg)('database connection drops (PostgreSQL)', () => {
       for (let i = 0; i < 3; i++) after.push(await request('put', base), await request('get', base));
     }
     const expected = after.map((o) => `${o.kind} ${o.kind === 'put' ? 201 : 200}`);
-    expect.soft(after.map((o) => `${o.kind} ${o.status}`), loggedErrors()).toEqual(expected);
+    expect.soft(after.map((o) => `${o.kind} ${o.status}`), loggedErrors(children)).toEqual(expected);
 
     // During the drops: only successes and 503 database_unavailable with Retry-After, never a 500 or no answer.
     const unexpected: Record<string, number> = {}; // e.g. { 'get 500': 3, 'put 0': 40 }
     for (const o of outcomes.filter((x) => !(x.status >= 200 && x.status < 300) && x.status !== 503)) {
       unexpected[`${o.kind} ${o.status}`] = (unexpected[`${o.kind} ${o.status}`] ?? 0) + 1;
     }
-    expect.soft(unexpected, loggedErrors()).toEqual({});
+    expect.soft(unexpected, loggedErrors(children)).toEqual({});
     const unavailable = outcomes.filter((o) => o.status === 503);
     expect.soft(unavailable.filter((o) => o.retryAfter !== '1' || o.code !== 'database_unavailable')).toEqual([]);
 
@@ -222,6 +182,6 @@ describe.runIf(hasPg)('database connection drops (PostgreSQL)', () => {
     expect.soft(all.length).toBe(events.length);
     expect.soft(all.filter((d) => !seen().has(d.id))).toEqual([]);
     expect.soft(seen().size).toBe(events.length);
-    expect(processReport()).not.toContain('exited');
+    expect(processReport(children)).not.toContain('exited');
   });
 });

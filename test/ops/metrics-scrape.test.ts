@@ -1,43 +1,38 @@
-// What an operator scrapes: two real `waypost serve --role api` processes on one PostgreSQL and one Redis get
-// traffic, then each /metrics is read. Requests are counted by route pattern and status, with durations; the cache
-// hit of one process and the miss of the other, the 429 and the Redis/database gauges appear where they happened.
+// What an operator scrapes: two real `waypost serve --role api` processes and a `--role worker` process (its
+// /metrics on WAYPOST_METRICS_PORT) on one PostgreSQL and one Redis get traffic, then each /metrics is read.
+// Requests are counted by route pattern and status, with durations; the cache hit of one process and the miss of the
+// other, the 429 and the Redis/database gauges appear where they happened; the worker counts its claim and delivery.
 // The Grafana dashboard in deploy/ queries only metrics that such a scrape contains.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl } from '../helpers/db.js';
 import { freePort, hasPostgres, hasRedis, REDIS_URL } from '../helpers/services.js';
+import { killAll, samples, sleep, startServe, until, type Child } from '../helpers/processes.js';
+import { startReceiver, type Receiver } from '../webhooks/engine/receiver.js';
+import { addWebhook, type TestWebhook } from '../webhooks/engine/fixtures.js';
 import { createWaypost, type Waypost } from '../../src/sdk.js';
 import { createLogger } from '../../src/log.js';
 import { createApiKey, type CreatedApiKey } from '../../src/api/keys.js';
 
 const HOST_TOKEN = 'metrics-host-token';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Sample values by series, e.g. `waypost_api_cache_hits_total{resource="trips"}` → 1. */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const at = line.lastIndexOf(' ');
-    out.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return out;
-}
 const namesOf = (text: string) => new Set([...samples(text).keys()].map((s) => s.split('{')[0]));
 
 const services = (await hasPostgres()) && (await hasRedis());
 
 describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', () => {
-  const children: ChildProcess[] = [];
+  const children: Child[] = [];
   let wp: Waypost | null = null;
   let key: CreatedApiKey;
+  let receiver: Receiver | null = null;
+  let webhook: TestWebhook;
   const bases: string[] = [];
   const scrapes: string[] = [];
+  let workerScrape = '';
   afterAll(async () => {
-    for (const c of children) c.kill('SIGKILL');
+    await killAll(children);
     await wp?.close();
+    await receiver?.close();
   });
 
   beforeAll(async () => {
@@ -45,17 +40,16 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
     // Migrated, with a key, before the processes start (they would race to migrate).
     wp = await createWaypost({ config: { databaseUrl }, logger: createLogger('silent') });
     key = await createApiKey(wp.core, { label: 'metrics', permissions: ['trips.list', 'trips.read'] });
+    receiver = await startReceiver();
+    webhook = await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
     const namespace = `m${randomBytes(4).toString('hex')}`;
+    const env = {
+      DATABASE_URL: databaseUrl, REDIS_URL, WAYPOST_NAMESPACE: namespace, WAYPOST_HOST_TOKEN: HOST_TOKEN,
+      WAYPOST_RATE_LIMIT: '6', WAYPOST_ALLOW_PRIVATE_TARGETS: 'true',
+    };
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', 'api'], {
-        env: {
-          ...process.env, DATABASE_URL: databaseUrl, REDIS_URL, WAYPOST_NAMESPACE: namespace, PORT: String(port),
-          HOST: '127.0.0.1', WAYPOST_HOST_TOKEN: HOST_TOKEN, WAYPOST_RATE_LIMIT: '6', LOG_LEVEL: 'error',
-        },
-        stdio: 'ignore',
-      });
-      children.push(proc);
+      children.push(startServe(`api-${i}`, 'api', { ...env, PORT: String(port) }));
       const base = `http://127.0.0.1:${port}`;
       bases.push(base);
       // One after the other: two first starts at once race to store the console's setup link.
@@ -82,7 +76,22 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
     expect((await fetch(`${bases[1]}/no/such/path/42`)).status).toBe(404);
     for (const base of bases) scrapes.push(await (await fetch(`${base}/metrics`)).text());
-  }, 150_000);
+
+    // A worker started after a write delivers its event (found by its first claim) and is scraped on its own port.
+    await wp.put('enquiries', 1, { full_name: 'Ana Silva', email: 'ana@example.com' });
+    const port = await freePort();
+    children.push(startServe('worker', 'worker', { ...env, WAYPOST_METRICS_PORT: String(port) }));
+    await receiver.waitFor(1, 60_000);
+    const worker = `http://127.0.0.1:${port}`;
+    const recorded = async () => {
+      workerScrape = await fetch(`${worker}/metrics`).then((r) => r.text(), () => '');
+      return workerScrape.includes('waypost_deliveries_total{outcome="succeeded"');
+    };
+    await until('the worker to count its delivery', recorded, 30_000);
+    // The queue is empty once the success is written (read by the scrape, in any process).
+    await until('the queue to be empty', async () => samples(await (await fetch(`${bases[0]}/metrics`)).text())
+      .get('waypost_delivery_queue_depth') === 0, 10_000);
+  }, 180_000);
 
   it('counts requests by route pattern and status in the process that answered them', () => {
     const [a, b] = scrapes.map(samples);
@@ -121,11 +130,27 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
     }
   });
 
+  it('serves the worker\'s health and delivery metrics on its metrics port', async () => {
+    const m = samples(workerScrape);
+    expect(m.get(`waypost_deliveries_total{outcome="succeeded",webhook="${webhook.id}"}`)).toBe(1);
+    expect(m.get('waypost_delivery_attempt_duration_seconds_count')).toBe(1);
+    const claims = [...m].filter(([k]) => k.startsWith('waypost_delivery_claims_total{worker="wrk_'));
+    expect(claims.reduce((n, [, v]) => n + v, 0)).toBe(1);
+    expect([...m].filter(([k]) => k.startsWith('waypost_delivery_lease_expiries_total{worker="wrk_'))).toEqual(
+      [[expect.any(String), 0]]); // nothing was taken over from a crashed worker
+    expect(m.get('waypost_database_up')).toBe(1);
+    expect(m.get('process_resident_memory_bytes')).toBeGreaterThan(0);
+    // The API processes have no deliveries of their own to count, but the queue's figures.
+    const api = samples(scrapes[0]);
+    expect(api.get('waypost_delivery_queue_depth')).toBeGreaterThanOrEqual(0);
+    expect(api.has('waypost_delivery_oldest_due_age_seconds')).toBe(true);
+  });
+
   it('has a Grafana dashboard that queries only metrics these processes expose', () => {
     const dashboard = JSON.parse(readFileSync('deploy/grafana-dashboard.json', 'utf8')) as {
       panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
     };
-    const exposed = new Set(scrapes.flatMap((s) => [...namesOf(s)]));
+    const exposed = new Set([...scrapes, workerScrape].flatMap((s) => [...namesOf(s)]));
     const queried = dashboard.panels.flatMap((p) => p.targets.flatMap((t) =>
       (t.expr.match(/\b(?:waypost|process|nodejs)_[a-z0-9_]+/g) ?? []).map((name) => ({ panel: p.title, name }))));
     expect(queried.length).toBeGreaterThan(10);

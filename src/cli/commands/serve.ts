@@ -14,8 +14,10 @@ export function registerServe(program: Command): void {
   program.command('serve')
     .description('Run Waypost: HTTP API and console (role api), delivery worker (role worker), or both (all)')
     .addOption(new Option('--role <role>', 'which parts to run').choices(['all', 'api', 'worker']).default('all'))
-    .action(async (opts: { role: Role }) => {
-      const wp = await createWaypost();
+    .option('--metrics-port <port>', 'role worker: serve /healthz, /readyz and /metrics on this port '
+      + '(default WAYPOST_METRICS_PORT; none when unset)')
+    .action(async (opts: { role: Role; metricsPort?: string }) => {
+      const wp = await createWaypost({ config: metricsPortOption(opts.metricsPort) });
       // Without the indexes a bulk import builds at its end, lists would scan and search would miss records.
       const pending = opts.role === 'worker' ? [] : await pendingBulkLoad(wp.core.db);
       if (pending.length > 0) {
@@ -25,7 +27,7 @@ export function registerServe(program: Command): void {
           + 'again (it continues where it stopped and builds them)');
       }
       if (opts.role !== 'worker') ensureConsoleBuilt(wp.core.log);
-      const { url } = await wp.serve(opts.role);
+      const { url, metricsUrl } = await wp.serve(opts.role);
       const base = wp.config.baseUrl;
       if (url) {
         const host = await ensureHostToken(wp.core);
@@ -40,7 +42,7 @@ export function registerServe(program: Command): void {
           + `  REST API  ${api}  (docs: ${api}/docs)\n  Host API  ${base}/host/v1${hostToken}\n\n`);
         await announceConsole(wp.core);
       } else {
-        wp.core.log.info({ role: opts.role }, 'waypost worker running');
+        wp.core.log.info({ role: opts.role, metrics: metricsUrl }, 'waypost worker running');
       }
       let stopping = false;
       const stop = async (signal: string) => {
@@ -64,4 +66,14 @@ export function registerServe(program: Command): void {
           : 'database is up to date'));
       }, { migrate: false });
     });
+}
+
+/** `--metrics-port` as a config override (it wins over WAYPOST_METRICS_PORT). */
+function metricsPortOption(value: string | undefined): { metricsPort?: number } {
+  if (value === undefined) return {};
+  const port = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 1 && port <= 65535)) {
+    throw new CliError('invalid_option', `--metrics-port: expected a port from 1 to 65535, got "${value}"`, 2);
+  }
+  return { metricsPort: port };
 }

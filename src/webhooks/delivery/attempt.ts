@@ -10,6 +10,7 @@ import { sendWebhook, type SendResult } from '../send.js';
 import { deliveryQueue, type DeliveryQueue, type LoadedDelivery } from './queue/index.js';
 import { buildRequest, type OutgoingRequest, type Prepared } from './request.js';
 import { summary, waitForHolder, type AttemptResult } from './result.js';
+import { deliveryMetrics } from './metrics.js';
 import { afterFailure, alertLevel, receiverSignal, type Outcome } from './schedule.js';
 
 export type { AttemptResult };
@@ -57,6 +58,7 @@ export async function attemptDelivery(core: Core, id: string, options: AttemptOp
   if (ready === null) return summary(loaded.delivery, 0);
   if (typeof ready === 'string') {
     await queue.cancel(id, ready, new Date(core.clock.now()).toISOString());
+    deliveryMetrics(core).outcome('cancelled', loaded.delivery.webhook_id);
     const cancelled: Outcome = { kind: 'cancelled', reason: ready };
     return { ...summary(loaded.delivery, 0), status: 'cancelled', outcome: cancelled, cancelReason: ready };
   }
@@ -80,6 +82,7 @@ export async function attemptDelivery(core: Core, id: string, options: AttemptOp
     await queue.release(id, owner);
     return { ...summary(ready.delivery, 0), error: 'aborted: the worker is shutting down' };
   }
+  deliveryMetrics(core).attempt(sent.durationMs);
   return settle(core, queue, ready, request, sent, options.successes ?? recordAtOnce(queue));
 }
 
@@ -137,6 +140,7 @@ async function settle(
   if (success) {
     const written = successes.record(attemptRow, now);
     if (written) await written;
+    deliveryMetrics(core).outcome('succeeded', p.webhook.id);
     return result({ kind: 'succeeded' }, null, null);
   }
 
@@ -157,6 +161,7 @@ async function settle(
     now,
     disable,
   });
+  deliveryMetrics(core).outcome(written.status === 'cancelled' ? 'cancelled' : planned.kind, p.webhook.id);
   if (written.status === 'cancelled') {
     const reason = written.cancelReason ?? 'cancelled';
     return result({ kind: 'cancelled', reason }, null, written.cancelReason);

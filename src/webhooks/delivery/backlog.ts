@@ -39,7 +39,8 @@ export class Backlog {
     if (perSecond !== null) this.limits.set(c.webhookId, throttledConcurrency(perSecond, this.perWebhook));
     else if (this.limits.size > 0) this.limits.delete(c.webhookId);
     const job: Job = {
-      id: c.id, webhookId: c.webhookId, leaseUntil: c.leaseUntil, loaded: c.loaded, order: this.claimOrder++,
+      id: c.id, webhookId: c.webhookId, leaseUntil: c.leaseUntil, leaseTakenOver: c.leaseTakenOver, loaded: c.loaded,
+      order: this.claimOrder++,
     };
     const queue = this.waiting.get(c.webhookId);
     if (queue) queue.push(job);

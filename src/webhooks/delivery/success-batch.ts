@@ -1,8 +1,10 @@
 // Group commit for successful attempts: the worker's successes that finish close together are written in one
 // transaction (attempt rows + delivery updates) instead of one each, and the sender's slot is free as soon as
-// the receiver has answered. Until written, the delivery keeps its lease; if the write fails or the process
-// dies first, the delivery is sent again after the lease expires (at-least-once, same X-Waypost-Delivery).
+// the receiver has answered. Until written, the delivery keeps its lease; a write cut off by a lost connection is
+// tried again (a few times, while the lease holds); if it still fails or the process dies first, the delivery is
+// sent again after the lease expires (at-least-once, same X-Waypost-Delivery).
 import type { Core } from '../../core.js';
+import { isConnectionError } from '../../errors.js';
 import type { DeliveryAttemptRow } from '../tables.js';
 import type { SuccessSink } from './attempt.js';
 import type { DeliveryQueue, SuccessItem } from './queue/index.js';
@@ -34,7 +36,7 @@ export class SuccessBatch implements SuccessSink {
       if (this.pending.length < gatherBelow) await new Promise((r) => setTimeout(r, gatherMs));
       const batch = this.pending.splice(0, successBatchMax);
       try {
-        await this.queue.recordSuccesses(batch);
+        await this.write(batch);
       } catch (err) {
         const message = 'could not record successful deliveries; they will be sent again when their leases expire';
         this.core.log.error({ err, deliveries: batch.length }, message);
@@ -42,4 +44,27 @@ export class SuccessBatch implements SuccessSink {
     }
     this.flushing = null;
   }
+
+  /**
+   * Writes a batch, again after a lost connection (a database restart or failover; otherwise every success of the
+   * batch would be sent twice). A retry that fails otherwise may have been refused because the lost commit went
+   * through after all (the attempt rows exist): then it is done.
+   */
+  private async write(batch: SuccessItem[]): Promise<void> {
+    const { claimRetryMs, claimRetryMaxMs } = this.core.config;
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.queue.recordSuccesses(batch);
+        return;
+      } catch (err) {
+        if (tries > 1 && !isConnectionError(err) && (await this.queue.attemptsRecorded(batch))) return;
+        if (!isConnectionError(err) || tries >= SUCCESS_WRITE_TRIES) throw err;
+        this.core.log.warn({ err, deliveries: batch.length, tries }, 'could not record successes; trying again');
+        await new Promise((r) => setTimeout(r, Math.min(claimRetryMaxMs, claimRetryMs * 2 ** (tries - 1))));
+      }
+    }
+  }
 }
+
+/** Writes of one batch before its deliveries are left to their leases (100, 200, 400, 800 ms apart by default). */
+const SUCCESS_WRITE_TRIES = 5;

@@ -12,6 +12,7 @@ import { Backlog } from './backlog.js';
 import { deliveryQueue, type Claimed, type DeliveryQueue, type Wakeups } from './queue/index.js';
 import { SuccessBatch } from './success-batch.js';
 import { Throttle, waitUntil } from './throttle.js';
+import { deliveryMetrics, type DeliveryMetrics } from './metrics.js';
 
 export class DeliveryWorker {
   readonly id: string;
@@ -36,6 +37,7 @@ export class DeliveryWorker {
   private wakeups: Wakeups | null = null;
   private readonly onQueued = () => this.wakeForNewWork();
   private readonly successes: SuccessBatch;
+  private readonly metrics: DeliveryMetrics;
   private readonly whenIdle: Array<() => void> = []; // drain() waiting for nothing to be in flight
 
   /** `queue` and `send` are for tests (an in-memory queue, a fake receiver). */
@@ -46,6 +48,7 @@ export class DeliveryWorker {
     this.backlog = new Backlog(core.config.perWebhookConcurrency);
     this.successes = new SuccessBatch(core, this.queue);
     this.throttle = new Throttle(this.queue, core.clock);
+    this.metrics = deliveryMetrics(core);
     setMaxListeners(0, this.abort.signal); // every in-flight send listens to it
     // Opened now, not on the first claim (SQLite: the writer thread takes about 25 ms to start).
     this.queue.open().catch((err) => core.log.error({ err }, 'could not open the delivery queue'));
@@ -150,6 +153,7 @@ export class DeliveryWorker {
     if (skip.length > 0 && claimed.length < free) this.othersDrained = new Set(skip);
     else if (drained && claimed.some((c) => !drained.has(c.webhookId))) this.othersDrained = null; // work again
     this.claimFailures = 0;
+    this.metrics.claimed(this.id, claimed);
     this.moreDue = claimed.length === free;
     return claimed;
   }

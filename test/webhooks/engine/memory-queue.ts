@@ -55,8 +55,10 @@ export class MemoryQueue implements DeliveryQueue {
       .slice(0, limit);
     const loaded = await this.load(due.map((d) => d.id));
     return due.map((d) => {
+      const leaseTakenOver = d.lease_until !== null;
       Object.assign(d, { lease_owner: owner, lease_until: now + leaseMs });
-      return { id: d.id, webhookId: d.webhook_id, leaseUntil: now + leaseMs, loaded: loaded.get(d.id)! };
+      const leaseUntil = now + leaseMs;
+      return { id: d.id, webhookId: d.webhook_id, leaseUntil, leaseTakenOver, loaded: loaded.get(d.id)! };
     });
   }
 
@@ -88,6 +90,10 @@ export class MemoryQueue implements DeliveryQueue {
   async release(id: string, owner: string): Promise<void> {
     const d = this.deliveries.get(id);
     if (d?.lease_owner === owner) Object.assign(d, { lease_owner: null, lease_until: null });
+  }
+
+  async attemptsRecorded(items: readonly SuccessItem[]): Promise<boolean> {
+    return items.every((i) => this.attempts.some((a) => a.id === i.attempt.id));
   }
 
   async recordSuccesses(items: readonly SuccessItem[]): Promise<void> {

@@ -72,7 +72,7 @@ describe('Backlog with a throttled webhook', () => {
       for (const w of [slow, fast]) {
         const id = `${w.id}_${i}`;
         const loaded = { delivery: queue.queue(id, w.id), webhook: w, event: undefined };
-        backlog.add({ id, webhookId: w.id, leaseUntil: T, loaded });
+        backlog.add({ id, webhookId: w.id, leaseUntil: T, leaseTakenOver: false, loaded });
       }
     }
     const started = [];

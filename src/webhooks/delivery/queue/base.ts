@@ -119,6 +119,13 @@ export abstract class BaseQueue implements DeliveryQueue {
     });
   }
 
+  async attemptsRecorded(items: readonly SuccessItem[]): Promise<boolean> {
+    const ids = items.map((i) => i.attempt.id);
+    const row = await this.core.db.selectFrom('delivery_attempts').select((eb) => eb.fn.countAll().as('n'))
+      .where('id', 'in', ids).executeTakeFirstOrThrow();
+    return Number(row.n) === ids.length;
+  }
+
   async recordFailure(f: FailureRecord): Promise<FailureWritten> {
     const id = f.attempt.delivery_id;
     return this.core.db.transaction().execute(async (trx) => {
@@ -190,7 +197,9 @@ export function succeededValues(now: string) {
  * that held it crashed). PostgreSQL (`postgres: true`): concurrent workers pass over each other's rows (SKIP
  * LOCKED), and the update finds its rows as `id = ANY(ARRAY(…))`: evaluated first, the list is looked up in the
  * primary key, where `id IN (…)` was planned as a hash join over a scan of the whole table (every claim read every
- * delivery ever kept).
+ * delivery ever kept). A lease that ran out is taken over 1 ms longer than a fresh one: RETURNING shows only the new
+ * values, and this is how the claim tells which rows it took from another worker
+ * (waypost_delivery_lease_expiries_total) without another query.
  */
 export function claimStatement(db: Db, options: { postgres: boolean }): (r: ClaimRequest) => CompiledQuery {
   const compiled = new Map<number, (values: Record<string, unknown>) => CompiledQuery>();
@@ -206,7 +215,11 @@ export function claimStatement(db: Db, options: { postgres: boolean }): (r: Clai
     return options.postgres ? rows.forUpdate().skipLocked() : rows;
   };
   const compile = (skipCount: number) => withValues(db.updateTable('deliveries')
-    .set({ lease_owner: slotOf<string>('owner'), lease_until: slotOf<number>('leaseUntil') })
+    .set((eb) => ({
+      lease_owner: slotOf<string>('owner'),
+      lease_until: eb.case().when('lease_until', 'is', null).then(bigintSlot('leaseUntil'))
+        .else(bigintSlot('takenOverUntil')).end(),
+    }))
     .where((eb) => (options.postgres
       ? sql<boolean>`${eb.ref('id')} = ANY(ARRAY(${due(skipCount)}))`
       : eb('id', 'in', due(skipCount))))
@@ -215,8 +228,25 @@ export function claimStatement(db: Db, options: { postgres: boolean }): (r: Clai
   return ({ owner, limit, now, leaseMs, skipWebhooks }) => {
     let query = compiled.get(skipWebhooks.length);
     if (!query) compiled.set(skipWebhooks.length, query = compile(skipWebhooks.length));
-    return query(listValues('skip', skipWebhooks, { owner, leaseUntil: now + leaseMs, now, limit }));
+    const leaseUntil = now + leaseMs;
+    return query(listValues('skip', skipWebhooks, { owner, leaseUntil, takenOverUntil: leaseUntil + 1, now, limit }));
   };
+}
+
+/** The claimed rows as the worker takes them (the claim's own lease time; which leases it took over). */
+export function claimedFrom(
+  rows: readonly DeliveryRow[], request: ClaimRequest, loaded: Map<string, LoadedDelivery>,
+): Claimed[] {
+  const leaseUntil = request.now + request.leaseMs;
+  return rows.map((r) => ({
+    id: r.id, webhookId: r.webhook_id, leaseUntil, leaseTakenOver: Number(r.lease_until) !== leaseUntil,
+    loaded: loaded.get(r.id)!,
+  }));
+}
+
+/** A slot for a time in ms: typed, since PostgreSQL cannot infer a CASE's parameter types (text would not fit). */
+function bigintSlot(name: string) {
+  return sql<number>`cast(${slot(name)} as bigint)`;
 }
 
 /** A prepared-statement slot typed as the column's value (src/store/prepared.ts). */

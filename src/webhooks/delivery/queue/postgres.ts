@@ -10,7 +10,7 @@ import type { Core } from '../../../core.js';
 import { slot, withValues } from '../../../store/prepared.js';
 import type { Database } from '../../../store/tables.js';
 import type { DeliveryRow, EventRow, WebhookRow } from '../../tables.js';
-import { BaseQueue, claimStatement, joinLoaded, succeededValues } from './base.js';
+import { BaseQueue, claimStatement, claimedFrom, joinLoaded, succeededValues } from './base.js';
 import { DELIVERY_CHANNEL, listenForDeliveries } from './listen.js';
 import type { ClaimRequest, Claimed, SuccessItem, Wakeups } from './types.js';
 
@@ -33,7 +33,6 @@ export class PostgresQueue extends BaseQueue {
   async claim(request: ClaimRequest): Promise<Claimed[]> {
     if (request.limit <= 0) return [];
     const statement = this.claimQuery(request);
-    const leaseUntil = request.now + request.leaseMs;
     // The right plan is always the ordered scan of deliveries_due that stops after `limit` rows. With statistics
     // older than a backlog (a burst after a quiet spell, before autovacuum analysed the table) the planner picks a
     // bitmap scan of the whole backlog plus a sort (docs/PERFORMANCE.md); the `ordered` pool's session rules out the
@@ -54,8 +53,7 @@ export class PostgresQueue extends BaseQueue {
       else if (row.k === 1) webhooks.push(row.r);
       else events.push(row.r);
     }
-    const loaded = joinLoaded(deliveries, webhooks, events);
-    return deliveries.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, loaded: loaded.get(r.id)! }));
+    return claimedFrom(deliveries, request, joinLoaded(deliveries, webhooks, events));
   }
 
   /** One statement (atomic on its own): the attempt rows from one JSON array, and their deliveries' update. */

@@ -9,7 +9,7 @@ import { readRows } from '../../../store/read.js';
 import { slot, step, withValues } from '../../../store/prepared.js';
 import type { SqliteWriter, WriteStep } from '../../../store/sqlite-writer.js';
 import type { DeliveryAttemptRow, DeliveryRow, EventRow, WebhookRow } from '../../tables.js';
-import { BaseQueue, claimStatement, joinLoaded, markSucceeded } from './base.js';
+import { BaseQueue, claimStatement, claimedFrom, joinLoaded, markSucceeded } from './base.js';
 import type { ClaimRequest, Claimed, SuccessItem } from './types.js';
 
 const ATTEMPT_COLUMNS = [
@@ -58,7 +58,6 @@ export class SqliteQueue extends BaseQueue {
   async claim(request: ClaimRequest): Promise<Claimed[]> {
     if (request.limit <= 0) return [];
     const statement = this.claimQuery(request);
-    const leaseUntil = request.now + request.leaseMs;
     let rows: DeliveryRow[];
     let loaded;
     if (this.writer) {
@@ -69,7 +68,7 @@ export class SqliteQueue extends BaseQueue {
       rows = await readRows<DeliveryRow>(this.core, statement);
       loaded = await this.withWebhooksAndEvents(rows);
     }
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, leaseUntil, loaded: loaded.get(r.id)! }));
+    return claimedFrom(rows, request, loaded);
   }
 
   /** On the writer thread once a worker opened it: the main connection would wait there for the writer's lock. */

@@ -12,6 +12,8 @@ export interface Claimed {
   id: string;
   webhookId: string;
   leaseUntil: number;
+  /** Its lease had run out (the worker that held it crashed or lost it): counted as a lease expiry. */
+  leaseTakenOver: boolean;
   /** The delivery as the claim left it, with its webhook and event, read in the claim (no second query). */
   loaded: LoadedDelivery;
 }
@@ -65,6 +67,8 @@ export interface DeliveryQueue {
   release(id: string, owner: string): Promise<void>;
   /** Marks deliveries succeeded with their attempt rows, in one transaction. */
   recordSuccesses(items: readonly SuccessItem[]): Promise<void>;
+  /** Whether these successes' attempt rows are all written (a write whose answer was lost may have committed). */
+  attemptsRecorded(items: readonly SuccessItem[]): Promise<boolean>;
   recordFailure(failure: FailureRecord): Promise<FailureWritten>;
   /**
    * Reserves `count` send slots `intervalMs` apart for a throttled webhook, atomically across processes, from its

@@ -1,0 +1,114 @@
+// The delivery engine's Prometheus metrics (README "Scale-out" > Metrics). What happens per delivery is counted in
+// memory (no SQL on the hot path); the queue's depth and the age of its oldest due delivery are read when scraped,
+// with one query on the deliveries_due index (status, next_attempt_at).
+import type { Core } from '../../core.js';
+import { metricsOf } from '../../metrics.js';
+import type { Claimed } from './queue/index.js';
+import type { Outcome } from './schedule.js';
+
+/** Seconds: a nearby receiver answers in milliseconds; the timeout (WAYPOST_DELIVERY_TIMEOUT_MS) is 30 s by default. */
+const ATTEMPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface DeliveryMetrics {
+  /** An attempt's (or a cancellation's) outcome, by webhook. */
+  outcome(kind: Outcome['kind'], webhookId: string): void;
+  /** An attempt's send, request to answer (or error). */
+  attempt(durationMs: number): void;
+  /** A worker's claim: how many it leased, and how many of those it took over from an expired lease. */
+  claimed(worker: string, claimed: readonly Claimed[]): void;
+}
+
+const perCore = new WeakMap<Core, DeliveryMetrics>();
+
+/** The delivery metrics of this Core, registered on first use (with the scrape-time queue gauges). */
+export function deliveryMetrics(core: Core): DeliveryMetrics {
+  let m = perCore.get(core);
+  if (!m) perCore.set(core, (m = register(core)));
+  return m;
+}
+
+const OUTCOMES = ['succeeded', 'retry', 'exhausted', 'disabled', 'cancelled'] as const satisfies Outcome['kind'][];
+const OUTCOME_INDEX: Record<Outcome['kind'], number> = {
+  succeeded: 0, retry: 1, exhausted: 2, disabled: 3, cancelled: 4,
+};
+
+function register(core: Core): DeliveryMetrics {
+  const metrics = metricsOf(core);
+  // Counted in plain arrays per webhook and handed to prom-client at the scrape: a labelled inc() per delivery cost
+  // about ten times a map lookup (bench/results/delivery-metrics.json).
+  const byWebhook = new Map<string, number[]>();
+  metrics.counter('waypost_deliveries_total',
+    'Delivery attempts by outcome (succeeded, retry, exhausted, disabled, cancelled) and webhook id',
+    ['outcome', 'webhook'], function collect() {
+      this.reset();
+      for (const [webhook, counts] of byWebhook) {
+        for (let i = 0; i < OUTCOMES.length; i++) {
+          if (counts[i] > 0) this.inc({ outcome: OUTCOMES[i], webhook }, counts[i]);
+        }
+      }
+    });
+  const seconds = metrics.plainHistogram('waypost_delivery_attempt_duration_seconds',
+    'Time from sending a delivery to its answer (or error)', ATTEMPT_BUCKETS);
+  const claims = metrics.counter('waypost_delivery_claims_total', 'Deliveries claimed (leased) by this worker',
+    ['worker']);
+  const expiries = metrics.counter('waypost_delivery_lease_expiries_total',
+    'Deliveries this worker claimed whose lease had run out (a crashed or stalled worker\'s)', ['worker']);
+  registerQueueGauges(core);
+  return {
+    outcome(kind, webhook) {
+      let counts = byWebhook.get(webhook);
+      if (!counts) byWebhook.set(webhook, (counts = [0, 0, 0, 0, 0]));
+      counts[OUTCOME_INDEX[kind]]++;
+    },
+    attempt: (durationMs) => seconds.observe(durationMs / 1000),
+    claimed(worker, claimed) {
+      // Zero too: the series exists from the worker's first claim, so rate() and the dashboard see every worker.
+      claims.inc({ worker }, claimed.length);
+      let takenOver = 0;
+      for (const c of claimed) if (c.leaseTakenOver) takenOver++;
+      expiries.inc({ worker }, takenOver);
+    },
+  };
+}
+
+/** A scrape does not wait longer than this for the queue's figures (the database may be down or unreachable). */
+const QUEUE_READ_MS = 2_000;
+
+/** Queue depth and oldest due age, read at each scrape (shared by all processes: the dashboard takes the max). */
+function registerQueueGauges(core: Core): void {
+  const metrics = metricsOf(core);
+  let reading: Promise<QueueFigures | null> | null = null;
+  // One query serves both gauges of a scrape (each gauge's collect asks; the second gets the first's answer).
+  const read = () => (reading ??= queueFigures(core).finally(() => setImmediate(() => { reading = null; })));
+  // Without an answer the gauges keep their last values: the scrape still shows waypost_database_up = 0.
+  metrics.gauge('waypost_delivery_queue_depth', 'Pending deliveries: due now, in flight or waiting for a retry', [],
+    async function collect() {
+      const figures = await read();
+      if (figures) this.set(figures.depth);
+    });
+  metrics.gauge('waypost_delivery_oldest_due_age_seconds',
+    'How long the oldest due delivery has been due (0 when none is)', [], async function collect() {
+      const figures = await read();
+      if (!figures) return;
+      this.set(figures.oldestDueAt === null ? 0 : Math.max(0, core.clock.now() - figures.oldestDueAt) / 1000);
+    });
+}
+
+interface QueueFigures { depth: number; oldestDueAt: number | null }
+
+/** Pending deliveries and the earliest time one is due; null when the database does not answer in time. */
+async function queueFigures(core: Core): Promise<QueueFigures | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), QUEUE_READ_MS); });
+  const query = core.db.selectFrom('deliveries')
+    .select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('next_attempt_at').as('oldest')])
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow()
+    .then((r) => ({ depth: Number(r.depth), oldestDueAt: r.oldest === null ? null : Number(r.oldest) }))
+    .catch(() => null);
+  try {
+    return await Promise.race([query, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
