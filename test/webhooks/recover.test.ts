@@ -33,12 +33,14 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
   });
 
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-    app.inject({ method, url: `/admin/api${url}`, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
+    app.inject({ method, url: `/admin/api${url}`, headers: auth,
+      ...(payload === undefined ? {} : { payload: payload as object }) });
   const recover = async (id: string, body: unknown) => call('POST', `/webhooks/${id}/recover`, body);
   const eventIdsReceived = () => receiver.received.map((r) => JSON.parse(r.body).id as string).sort();
 
   it('redelivers what the disable cancelled once re-enabled, exactly once however often it is run', async () => {
-    const hook = (await call('POST', '/webhooks', { name: 'CRM', url: receiver.url, events: ['booking.created'] })).json();
+    const hook = (await call('POST', '/webhooks', { name: 'CRM', url: receiver.url, events: ['booking.created'] }))
+      .json();
     // Before the window: an old failure that recover must leave alone.
     const old = await seedDelivery(wp, hook.id, 'booking.created', 'failed');
     clock.advance(3_600_000);
@@ -64,16 +66,19 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
     worker = await startWorker(wp.core);
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(3);
     expect(eventIdsReceived()).toEqual(cancelled.map((d: { event_id: string }) => d.event_id).sort());
-    await expect.poll(async () => (await call('GET', `/deliveries?webhook_id=${hook.id}&status=succeeded`)).json().total).toBe(3);
+    await expect.poll(async () => (await call('GET', `/deliveries?webhook_id=${hook.id}&status=succeeded`)).json()
+      .total).toBe(3);
     const redeliveries = (await call('GET', `/deliveries?webhook_id=${hook.id}&status=succeeded`)).json().items;
-    expect(redeliveries.map((d: { redelivery_of: string }) => d.redelivery_of).sort()).toEqual(cancelled.map((d: { id: string }) => d.id).sort());
+    expect(redeliveries.map((d: { redelivery_of: string }) => d.redelivery_of).sort())
+      .toEqual(cancelled.map((d: { id: string }) => d.id).sort());
     expect((await recover(hook.id, { since })).json()).toEqual({ queued: 0 });
     expect((await call('GET', `/deliveries/${old.deliveryId}`)).json().status).toBe('failed');
     expect(receiver.received).toHaveLength(3);
   });
 
   it('recovers thousands of deliveries in one call, in batches, and none of them twice', async () => {
-    const hook = (await call('POST', '/webhooks', { name: 'Bulk', url: receiver.url, events: ['booking.created'] })).json();
+    const hook = (await call('POST', '/webhooks', { name: 'Bulk', url: receiver.url, events: ['booking.created'] }))
+      .json();
     const since = new Date(clock.now()).toISOString();
     const n = 1_234;
     const at = since;
@@ -84,21 +89,26 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
     for (let i = 0; i < n; i += 200) {
       await wp.core.db.insertInto('events').values(events.slice(i, i + 200)).execute();
       await wp.core.db.insertInto('deliveries').values(events.slice(i, i + 200).map((e) => ({
-        id: newId('dlv', clock.now()), webhook_id: hook.id, event_id: e.id, event_type: e.type, status: 'failed' as const,
-        attempts: 8, next_attempt_at: null, lease_owner: null, lease_until: null, last_status: 500, last_error: 'HTTP 500',
+        id: newId('dlv', clock.now()), webhook_id: hook.id, event_id: e.id, event_type: e.type,
+        status: 'failed' as const,
+        attempts: 8, next_attempt_at: null, lease_owner: null, lease_until: null, last_status: 500,
+        last_error: 'HTTP 500',
         cancel_reason: null, redelivery_of: null, created_at: at, updated_at: at, completed_at: at,
       }))).execute();
     }
     const [a, b] = await Promise.all([recover(hook.id, { since }), recover(hook.id, { since })]);
     expect(a.json().queued + b.json().queued).toBe(n); // two at once: the second finds the first's redeliveries
-    const pending = await wp.core.db.selectFrom('deliveries').select(['redelivery_of']).where('status', '=', 'pending').execute();
+    const pending = await wp.core.db.selectFrom('deliveries').select(['redelivery_of']).where('status', '=', 'pending')
+      .execute();
     expect(pending).toHaveLength(n);
     expect(new Set(pending.map((p) => p.redelivery_of)).size).toBe(n);
   });
 
   it('answers 400 naming the field for bad input and 404 for an unknown webhook', async () => {
-    const hook = (await call('POST', '/webhooks', { name: 'CRM', url: receiver.url, events: ['booking.created'] })).json();
-    for (const [body, field] of [[{}, 'since'], [{ since: 'yesterday' }, 'since'], [{ since: '2026-01-01T00:00:00Z', statuses: ['pending'] }, 'statuses'],
+    const hook = (await call('POST', '/webhooks', { name: 'CRM', url: receiver.url, events: ['booking.created'] }))
+      .json();
+    for (const [body, field] of [[{}, 'since'], [{ since: 'yesterday' }, 'since'],
+      [{ since: '2026-01-01T00:00:00Z', statuses: ['pending'] }, 'statuses'],
       [{ since: '2026-01-01T00:00:00Z', statuses: [] }, 'statuses'], [[1], '(body)']] as const) {
       const res = await recover(hook.id, body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
