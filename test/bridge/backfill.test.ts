@@ -74,8 +74,9 @@ describe.skipIf(!available)(`backfill of ${BOOKINGS.toLocaleString('en')} bookin
     const t0 = Date.now();
     expect(await site.php(generateBookingsPhp({ bookings: BOOKINGS, customers: CUSTOMERS, firstId: FIRST_ID })))
       .toBe('ok');
-    console.log(`generated ${BOOKINGS} bookings, ${BOOKINGS} payments and ${CUSTOMERS} customers with SQL in ${(
-      (Date.now() - t0) / 1000).toFixed(1)} s`);
+    const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+    console.log(`generated ${BOOKINGS} bookings, ${BOOKINGS} payments and ${CUSTOMERS} customers with SQL `
+      + `in ${seconds} s`);
   }, 120_000);
 
   afterAll(async () => {

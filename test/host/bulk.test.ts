@@ -69,8 +69,8 @@ async function snapshot(wp: Waypost): Promise<Record<string, unknown[]>> {
     for (const table of ['bookings', 'customers', 'payments', 'trips']) {
       // The search index answers the same searches.
       for (const term of ['ana', 'fresh', 'douro', 'alentejo', 'stripe', 'later', 'canceled']) {
-        const { rows } = await sql`SELECT rowid AS id FROM ${sql.table(
-          `${table}_fts`)} WHERE search_text MATCH ${`"${term}"`}`
+        const fts = sql.table(`${table}_fts`);
+        const { rows } = await sql`SELECT rowid AS id FROM ${fts} WHERE search_text MATCH ${`"${term}"`}`
           .execute(wp.core.db);
         out[`${table}_fts:${term}`] = (rows as Array<{ id: number }>).map((r) => Number(r.id)).sort();
       }

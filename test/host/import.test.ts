@@ -117,8 +117,9 @@ describe.each(DIALECTS)('bulk import on %s', (dialect) => {
     expect(summary).toMatchObject({ lines: 11, created: 6, changed: 0, unchanged: 0, skipped: 4, resumedAfter: 0 });
     expect(summary.errors).toEqual(bad.map(([line, message]) => ({ line, message })));
 
-    for (const table of ['trips', 'customers', 'bookings', 'payments', 'enquiries', 'reviews'] as const) expect(
-      await count(wp, table)).toBe(1);
+    for (const table of ['trips', 'customers', 'bookings', 'payments', 'enquiries', 'reviews'] as const) {
+      expect(await count(wp, table)).toBe(1);
+    }
     const stored = await wp.core.db.selectFrom('bookings').select('data').where('id', '=', 101)
       .executeTakeFirstOrThrow();
     expect(JSON.parse(stored.data))
