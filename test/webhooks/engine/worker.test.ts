@@ -142,8 +142,9 @@ describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
     // memory longer than the 2 s lease (which outlasts the 500 ms timeout, as it must); the poll's claims (every
     // 20 ms) then find them due again, while their webhook can be claimed for.
     let n = 0;
-    const receiver = await startReceiver((_req, res) => { setTimeout(() => res.writeHead(200).end(), 100
-      + 50 * (n++ % 4)); });
+    const receiver = await startReceiver((_req, res) => {
+      setTimeout(() => res.writeHead(200).end(), 100 + 50 * (n++ % 4));
+    });
     const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 8, perWebhookConcurrency: 2, leaseMs: 2_000,
       deliveryTimeoutMs: 500, pollMs: 20 } });
     try {
@@ -169,9 +170,10 @@ describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
     const slow = await startReceiver(() => {});
     const fast = await startReceiver();
     const databaseUrl = await freshDatabaseUrl(dialect);
-    const open = (config: Record<string, number> = {}) => createWaypost(
-      { env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl, ...config },
-      logger: createLogger('silent') });
+    const open = (config: Record<string, number> = {}) => createWaypost({
+      env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl, ...config },
+      logger: createLogger('silent'),
+    });
     const wp = await open({ deliveryConcurrency: 4, perWebhookConcurrency: 2, deliveryTimeoutMs: 5_000, pollMs: 50 });
     const other = await open(); // its writes reach the worker only through the database (no in-process wake-up)
     const worker = new DeliveryWorker(wp.core).start();
