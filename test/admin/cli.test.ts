@@ -21,7 +21,8 @@ function waypost(args: string[], input?: string) {
 describe('admin CLI', () => {
   let wp: Waypost;
   const signIn = async (password: string) =>
-    (await wp.app()).inject({ method: 'POST', url: '/admin/api/session', payload: { email: 'cli@example.com', password } });
+    (await wp.app())
+      .inject({ method: 'POST', url: '/admin/api/session', payload: { email: 'cli@example.com', password } });
 
   beforeAll(async () => {
     databaseUrl = await freshDatabaseUrl('sqlite');
@@ -53,8 +54,10 @@ describe('admin CLI', () => {
     expect(changed.code).toBe(0);
     expect((await signIn('first password 1')).statusCode).toBe(401);
     expect((await signIn('second password 2')).statusCode).toBe(200);
-    expect((await (await wp.app()).inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie } })).statusCode).toBe(401);
-    expect(waypost(['admin', 'password', '--email', 'nobody@example.com', '--password', 'whatever 12345']).code).toBe(1);
+    expect((await (await wp.app()).inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie } }))
+      .statusCode).toBe(401);
+    expect(waypost(['admin', 'password', '--email', 'nobody@example.com', '--password', 'whatever 12345']).code)
+      .toBe(1);
   });
 
   it('lists the admin accounts, without passwords', () => {
@@ -75,7 +78,8 @@ describe('admin CLI', () => {
     expect(code).toBe(0);
     const token = stdout.trim();
     expect(token).toMatch(/^wpa_/);
-    const res = await (await wp.app()).inject({ method: 'GET', url: '/admin/api/settings', headers: { authorization: `Bearer ${token}` } });
+    const res = await (await wp.app())
+      .inject({ method: 'GET', url: '/admin/api/settings', headers: { authorization: `Bearer ${token}` } });
     expect(res.statusCode).toBe(200);
     expect(res.json().alert_email).toBe('cli@example.com'); // the first admin is the default alert recipient
   });

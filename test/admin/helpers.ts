@@ -21,8 +21,10 @@ export function sessionCookieOf(setCookie: string | string[] | undefined): strin
   return raw.split(';')[0]!;
 }
 
-export async function signIn(app: FastifyInstance, email = ADMIN_EMAIL, password = ADMIN_PASSWORD, ip = '10.0.0.1'): Promise<SignedIn> {
-  const res = await app.inject({ method: 'POST', url: '/admin/api/session', payload: { email, password }, remoteAddress: ip });
+export async function signIn(app: FastifyInstance, email = ADMIN_EMAIL, password = ADMIN_PASSWORD,
+  ip = '10.0.0.1'): Promise<SignedIn> {
+  const res = await app.inject({ method: 'POST', url: '/admin/api/session', payload: { email, password },
+    remoteAddress: ip });
   if (res.statusCode !== 200) throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);
   const cookie = sessionCookieOf(res.headers['set-cookie']);
   const csrf = res.json().csrf_token as string;
@@ -34,7 +36,8 @@ export async function withAdmin(wp: Waypost, email = ADMIN_EMAIL, password = ADM
 }
 
 /** What each admin test starts from: a Waypost on `clock` and its HTTP app, with the first admin when asked. */
-export async function openAdminApp(dialect: TestDialect, clock: Clock, options: { withAdmin?: boolean } = {}): Promise<{ wp: Waypost; app: FastifyInstance }> {
+export async function openAdminApp(dialect: TestDialect, clock: Clock, options: { withAdmin?: boolean } = {}): Promise<{
+  wp: Waypost; app: FastifyInstance }> {
   const wp = await testWaypost({ dialect, clock });
   if (options.withAdmin) await withAdmin(wp);
   return { wp, app: await wp.app() };

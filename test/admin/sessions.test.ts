@@ -22,7 +22,8 @@ describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
   afterEach(async () => wp.close());
 
   it('signs in with the right password and sets an HttpOnly, SameSite=Strict cookie scoped to /admin', async () => {
-    const res = await app.inject({ method: 'POST', url: '/admin/api/session', payload: { email: 'OPS@example.com', password: ADMIN_PASSWORD } });
+    const res = await app.inject({ method: 'POST', url: '/admin/api/session',
+      payload: { email: 'OPS@example.com', password: ADMIN_PASSWORD } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ email: ADMIN_EMAIL, csrf_token: expect.any(String) });
     const header = String(res.headers['set-cookie']);
@@ -31,13 +32,16 @@ describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
     expect(header).toMatch(/SameSite=Strict/);
     expect(header).toMatch(/Path=\/admin/);
     expect(header).not.toMatch(/Secure/); // http:// base URL
-    const me = await app.inject({ method: 'GET', url: '/admin/api/session', headers: { cookie: sessionCookieOf(res.headers['set-cookie']) } });
+    const me = await app.inject({ method: 'GET', url: '/admin/api/session',
+      headers: { cookie: sessionCookieOf(res.headers['set-cookie']) } });
     expect(me.json()).toEqual({ email: ADMIN_EMAIL, csrf_token: res.json().csrf_token, kind: 'session' });
   });
 
   it('refuses a wrong password or an unknown e-mail with the same 401', async () => {
-    const wrong = await app.inject({ method: 'POST', url: '/admin/api/session', payload: { email: ADMIN_EMAIL, password: 'not the password' } });
-    const unknown = await app.inject({ method: 'POST', url: '/admin/api/session', payload: { email: 'nobody@example.com', password: ADMIN_PASSWORD } });
+    const wrong = await app.inject({ method: 'POST', url: '/admin/api/session',
+      payload: { email: ADMIN_EMAIL, password: 'not the password' } });
+    const unknown = await app.inject({ method: 'POST', url: '/admin/api/session',
+      payload: { email: 'nobody@example.com', password: ADMIN_PASSWORD } });
     for (const res of [wrong, unknown]) {
       expect(res.statusCode).toBe(401);
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
@@ -54,13 +58,17 @@ describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
 
   it('lets a session read without CSRF but rejects a state change without the X-CSRF-Token header (403)', async () => {
     const s = await signIn(app);
-    expect((await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } })).statusCode).toBe(200);
-    const missing = await app.inject({ method: 'PUT', url: '/admin/api/settings', headers: { cookie: s.cookie }, payload: { log_retention_days: 7 } });
+    expect((await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } })).statusCode)
+      .toBe(200);
+    const missing = await app.inject({ method: 'PUT', url: '/admin/api/settings', headers: { cookie: s.cookie },
+      payload: { log_retention_days: 7 } });
     expect(missing.statusCode).toBe(403);
     expect(missing.json().code).toBe('csrf_token_invalid');
-    const wrong = await app.inject({ method: 'PUT', url: '/admin/api/settings', headers: { cookie: s.cookie, 'x-csrf-token': 'guess' }, payload: { log_retention_days: 7 } });
+    const wrong = await app.inject({ method: 'PUT', url: '/admin/api/settings',
+      headers: { cookie: s.cookie, 'x-csrf-token': 'guess' }, payload: { log_retention_days: 7 } });
     expect(wrong.statusCode).toBe(403);
-    const ok = await app.inject({ method: 'PUT', url: '/admin/api/settings', headers: s.headers, payload: { log_retention_days: 7 } });
+    const ok = await app.inject({ method: 'PUT', url: '/admin/api/settings', headers: s.headers,
+      payload: { log_retention_days: 7 } });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().log_retention_days).toBe(7);
   });
@@ -69,7 +77,8 @@ describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
     const a = await signIn(app);
     const b = await signIn(app);
     expect(a.csrf).not.toBe(b.csrf);
-    const res = await app.inject({ method: 'PUT', url: '/admin/api/settings', headers: { cookie: a.cookie, 'x-csrf-token': b.csrf }, payload: { log_retention_days: 9 } });
+    const res = await app.inject({ method: 'PUT', url: '/admin/api/settings',
+      headers: { cookie: a.cookie, 'x-csrf-token': b.csrf }, payload: { log_retention_days: 9 } });
     expect(res.statusCode).toBe(403);
   });
 
@@ -86,27 +95,33 @@ describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
   it('ends a session left idle for 12 hours', async () => {
     const s = await signIn(app);
     now += SESSION_IDLE_MS - 60_000;
-    expect((await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } })).statusCode)
+      .toBe(200);
     now += SESSION_IDLE_MS - 60_000; // still alive: the previous request counted as activity
-    expect((await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } })).statusCode)
+      .toBe(200);
     now += SESSION_IDLE_MS + 1;
-    expect((await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } })).statusCode)
+      .toBe(401);
   });
 
   it('refuses requests with no credentials and with a forged cookie', async () => {
     const none = await app.inject({ method: 'GET', url: '/admin/api/settings' });
     expect(none.statusCode).toBe(401);
     expect(none.json().code).toBe('admin_auth_required');
-    const forged = await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: 'waypost_session=forged' } });
+    const forged = await app.inject({ method: 'GET', url: '/admin/api/settings',
+      headers: { cookie: 'waypost_session=forged' } });
     expect(forged.statusCode).toBe(401);
   });
 
   it('keeps the bearer admin token working for automation, with no CSRF header needed', async () => {
     const token = await rotateAdminToken(wp.core);
-    const res = await app.inject({ method: 'PUT', url: '/admin/api/settings', headers: { authorization: `Bearer ${token}` }, payload: { log_retention_days: 14 } });
+    const res = await app.inject({ method: 'PUT', url: '/admin/api/settings',
+      headers: { authorization: `Bearer ${token}` }, payload: { log_retention_days: 14 } });
     expect(res.statusCode).toBe(200);
     expect(res.json().log_retention_days).toBe(14);
-    const bad = await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { authorization: 'Bearer wpa_wrong' } });
+    const bad = await app.inject({ method: 'GET', url: '/admin/api/settings',
+      headers: { authorization: 'Bearer wpa_wrong' } });
     expect(bad.statusCode).toBe(401);
   });
 
@@ -114,7 +129,9 @@ describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
     const secure = await testWaypost({ dialect, clock, config: { baseUrl: 'https://waypost.example.com' } });
     try {
       await withAdmin(secure);
-      const res = await (await secure.app()).inject({ method: 'POST', url: '/admin/api/session', payload: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+      const res = await (await secure.app())
+        .inject({ method: 'POST', url: '/admin/api/session',
+        payload: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
       expect(String(res.headers['set-cookie'])).toMatch(/; Secure/);
     } finally {
       await secure.close();

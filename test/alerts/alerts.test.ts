@@ -38,7 +38,8 @@ describe.each(DIALECTS)('failure alerts on %s', (dialect) => {
     await open({ alertEmail: 'owner@example.com' });
     const warnings: string[] = [];
     const warn = wp.core.log.warn.bind(wp.core.log);
-    wp.core.log.warn = ((obj: unknown, msg?: string) => { warnings.push(String(msg)); return warn(obj as never, msg as never); }) as typeof wp.core.log.warn;
+    wp.core.log.warn = ((obj: unknown, msg?: string) => { warnings.push(String(msg)); return warn(obj as never,
+      msg as never); }) as typeof wp.core.log.warn;
     const row = await sendFailureAlert(wp.core, alert());
     expect(row).toMatchObject({ status: 'stored', recipient: 'owner@example.com', level: 'warning' });
     expect(warnings.some((w) => w.includes('SMTP_URL is not set'))).toBe(true);
@@ -52,7 +53,9 @@ describe.each(DIALECTS)('failure alerts on %s', (dialect) => {
     smtp = await startSmtp();
     await open({ smtpUrl: smtp.url, alertEmail: null });
     expect((await sendFailureAlert(wp.core, alert())).status).toBe('stored'); // nobody to send to yet
-    await wp.core.db.insertInto('admins' as never).values({ id: 'adm_1', email: 'first@example.com', password_hash: 'x', created_at: '2027-01-01T00:00:00Z' } as never).execute();
+    await wp.core.db.insertInto('admins' as never)
+      .values({ id: 'adm_1', email: 'first@example.com', password_hash: 'x',
+      created_at: '2027-01-01T00:00:00Z' } as never).execute();
     expect(await sendFailureAlert(wp.core, alert())).toMatchObject({ status: 'sent', recipient: 'first@example.com' });
     await wp.core.db.insertInto('settings').values({ name: 'alert_email', value: 'ops@example.com' }).execute();
     expect(await sendFailureAlert(wp.core, alert())).toMatchObject({ status: 'sent', recipient: 'ops@example.com' });
@@ -73,10 +76,13 @@ describe.each(DIALECTS)('failure alerts on %s', (dialect) => {
   it('lets filters.suppressFailureEmail suppress an e-mail, which is still recorded', async () => {
     smtp = await startSmtp();
     const seen: unknown[] = [];
-    await open({ smtpUrl: smtp.url, alertEmail: 'owner@example.com' }, { suppressFailureEmail: (ctx) => { seen.push(ctx); return ctx.level === 'warning'; } });
+    await open({ smtpUrl: smtp.url, alertEmail: 'owner@example.com' },
+      { suppressFailureEmail: (ctx) => { seen.push(ctx); return ctx.level === 'warning'; } });
     expect((await sendFailureAlert(wp.core, alert())).status).toBe('suppressed');
-    expect((await sendFailureAlert(wp.core, alert({ level: 'critical', attempt: 5, nextAttemptAt: null }))).status).toBe('sent');
-    expect(seen[0]).toEqual({ webhookId: 'wh_1', webhookName: 'CRM', eventType: 'booking.created', attempt: 3, level: 'warning' });
+    expect((await sendFailureAlert(wp.core, alert({ level: 'critical', attempt: 5, nextAttemptAt: null }))).status)
+      .toBe('sent');
+    expect(seen[0]).toEqual({ webhookId: 'wh_1', webhookName: 'CRM', eventType: 'booking.created', attempt: 3,
+      level: 'warning' });
     expect(smtp.mails).toHaveLength(1);
     expect(smtp.mails[0].subject).toBe('[Waypost] Critical: webhook "CRM" disabled after 5 failed attempts');
   });

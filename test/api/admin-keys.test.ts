@@ -19,28 +19,36 @@ describe.each(DIALECTS)('admin API for API keys on %s', (dialect) => {
   });
   afterEach(async () => wp.close());
 
-  const create = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/admin/api/keys', headers: admin, payload });
+  const create = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/admin/api/keys',
+    headers: admin, payload });
 
-  it('creates a key (key and secret shown once), lists it with a key prefix only, disables, enables and deletes it', async () => {
+  it('creates a key (key and secret shown once), lists it with a key prefix only, disables, enables and deletes it',
+    async () => {
     const res = await create({ label: 'Website', permissions: ['bookings.list', 'bookings.read'], rate_limit: 100 });
     expect(res.statusCode).toBe(201);
     const k = res.json();
-    expect(k).toMatchObject({ label: 'Website', permissions: ['bookings.list', 'bookings.read'], active: true, rate_limit: 100, last_used_at: null });
+    expect(k).toMatchObject({ label: 'Website', permissions: ['bookings.list', 'bookings.read'], active: true,
+      rate_limit: 100, last_used_at: null });
     expect(k.secret).toMatch(/^wps_/);
     const list = await app.inject({ url: '/admin/api/keys', headers: admin });
     expect(list.body).not.toContain(k.secret);
     expect(list.body).not.toContain(k.key);
-    expect(list.json().keys).toEqual([expect.objectContaining({ id: k.id, key: `${k.key.slice(0, 12)}…`, active: true })]);
+    expect(list.json().keys)
+      .toEqual([expect.objectContaining({ id: k.id, key: `${k.key.slice(0, 12)}…`, active: true })]);
     expect(list.json().keys[0].secret).toBeUndefined();
     expect(list.json().keys[0].secret_hash).toBeUndefined();
 
     const disabled = await app.inject({ method: 'POST', url: `/admin/api/keys/${k.id}/disable`, headers: admin });
     expect(disabled.json()).toMatchObject({ id: k.id, active: false });
-    const api = await app.inject({ url: `${apiRoot(wp.config)}/bookings`, headers: { 'access-token': k.key, 'access-secret': k.secret } });
+    const api = await app.inject({ url: `${apiRoot(wp.config)}/bookings`,
+      headers: { 'access-token': k.key, 'access-secret': k.secret } });
     expect(api.json().code).toBe('key_disabled');
-    expect((await app.inject({ method: 'POST', url: `/admin/api/keys/${k.id}/enable`, headers: admin })).json().active).toBe(true);
-    expect((await app.inject({ method: 'DELETE', url: `/admin/api/keys/${k.id}`, headers: admin })).statusCode).toBe(204);
-    expect((await app.inject({ method: 'DELETE', url: `/admin/api/keys/${k.id}`, headers: admin })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'POST', url: `/admin/api/keys/${k.id}/enable`, headers: admin })).json().active)
+      .toBe(true);
+    expect((await app.inject({ method: 'DELETE', url: `/admin/api/keys/${k.id}`, headers: admin })).statusCode)
+      .toBe(204);
+    expect((await app.inject({ method: 'DELETE', url: `/admin/api/keys/${k.id}`, headers: admin })).statusCode)
+      .toBe(404);
     expect((await app.inject({ url: '/admin/api/keys', headers: admin })).json().keys).toEqual([]);
   });
 
@@ -52,7 +60,8 @@ describe.each(DIALECTS)('admin API for API keys on %s', (dialect) => {
     expect((await create({ label: 'a\u0000b', permissions: ['trips.list'] })).statusCode).toBe(400);
     expect((await create({ label: 'x', permissions: ['trips.list'], rate_limit: 0 })).statusCode).toBe(400);
     expect((await app.inject({ url: '/admin/api/keys' })).statusCode).toBe(401);
-    expect((await app.inject({ method: 'POST', url: '/admin/api/keys', payload: { label: 'x', permissions: ['trips.list'] } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'POST', url: '/admin/api/keys',
+      payload: { label: 'x', permissions: ['trips.list'] } })).statusCode).toBe(401);
   });
 
   it('reports per-key usage per day: requests, 4xx and 429', async () => {
@@ -76,31 +85,38 @@ describe.each(DIALECTS)('admin API for API keys on %s', (dialect) => {
     const auth = { 'access-token': k.key, 'access-secret': k.secret };
     const root = apiRoot(wp.config);
     expect((await app.inject({ url: `${root}/bookings`, headers: auth })).statusCode).toBe(401); // no bookings.list
-    const patch = (payload: Record<string, unknown>, id = k.id) => app.inject({ method: 'PATCH', url: `/admin/api/keys/${id}`, headers: admin, payload });
+    const patch = (payload: Record<string, unknown>, id = k.id) => app.inject({ method: 'PATCH',
+      url: `/admin/api/keys/${id}`, headers: admin, payload });
     const res = await patch({ label: 'Shop', permissions: ['bookings.list', 'trips.list'], rate_limit: 5 });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id: k.id, label: 'Shop', permissions: ['trips.list', 'bookings.list'].sort(), rate_limit: 5 });
+    expect(res.json()).toMatchObject({ id: k.id, label: 'Shop', permissions: ['trips.list', 'bookings.list'].sort(),
+      rate_limit: 5 });
     expect(res.json().key).toBe(`${k.key.slice(0, 12)}…`);
     // The key was held in memory (SQLite) with the old permissions and the default limit of 2; both changed.
-    for (let i = 0; i < 4; i++) expect((await app.inject({ url: `${root}/bookings`, headers: auth })).statusCode).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await app.inject({ url: `${root}/bookings`, headers: auth })).statusCode)
+      .toBe(200);
     expect((await patch({ rate_limit: null })).json()).toMatchObject({ label: 'Shop', rate_limit: null });
-    expect((await app.inject({ url: `${root}/bookings`, headers: auth })).statusCode).toBe(429); // back to the default 2
+    // back to the default 2
+    expect((await app.inject({ url: `${root}/bookings`, headers: auth })).statusCode).toBe(429);
 
     const zero = await patch({ rate_limit: 0 });
     expect(zero.statusCode).toBe(400);
-    expect(zero.json()).toMatchObject({ field: 'rate_limit', detail: 'rate_limit: must be at least 1 request per window' });
+    expect(zero.json())
+      .toMatchObject({ field: 'rate_limit', detail: 'rate_limit: must be at least 1 request per window' });
     expect((await patch({ permissions: ['bookings.delete'] })).statusCode).toBe(400);
     expect((await patch({ label: '' })).json().detail).toBe('label: must not be empty');
     expect((await patch({})).statusCode).toBe(400);
     expect((await patch({ label: 'x' }, 'key_unknown')).statusCode).toBe(404);
-    expect((await app.inject({ method: 'PATCH', url: `/admin/api/keys/${k.id}`, payload: { label: 'x' } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'PATCH', url: `/admin/api/keys/${k.id}`, payload: { label: 'x' } })).statusCode)
+      .toBe(401);
   });
 
   it('says the default limit and window, and words a rate limit of 0 as a person would', async () => {
     const list = (await app.inject({ url: '/admin/api/keys', headers: admin })).json();
     expect(list.rate_limit).toEqual({ default: 2, window_s: wp.config.rateLimitWindowS });
     const res = await create({ label: 'x', permissions: ['trips.list'], rate_limit: 0 });
-    expect(res.json()).toMatchObject({ status: 400, field: 'rate_limit', detail: 'rate_limit: must be at least 1 request per window' });
+    expect(res.json())
+      .toMatchObject({ status: 400, field: 'rate_limit', detail: 'rate_limit: must be at least 1 request per window' });
     expect((await create({ label: 'x', permissions: [] })).json().detail).toBe('permissions: choose at least one');
   });
 });

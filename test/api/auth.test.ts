@@ -89,22 +89,26 @@ describe.each(DIALECTS)('REST API authentication on %s', (dialect) => {
   it('records last_used_at at most once a minute', async () => {
     await f.get('/test');
     await new Promise((r) => setTimeout(r, 50)); // the update is not on the answer's path
-    const first = (await f.wp.core.db.selectFrom('api_keys').select('last_used_at').where('id', '=', f.key.id).executeTakeFirstOrThrow()).last_used_at;
+    const first = (await f.wp.core.db.selectFrom('api_keys').select('last_used_at').where('id', '=', f.key.id)
+      .executeTakeFirstOrThrow()).last_used_at;
     expect(first).toBe(new Date(clock.now()).toISOString());
     clock.advance(30_000);
     await f.get('/test');
     await new Promise((r) => setTimeout(r, 50));
-    const still = (await f.wp.core.db.selectFrom('api_keys').select('last_used_at').where('id', '=', f.key.id).executeTakeFirstOrThrow()).last_used_at;
+    const still = (await f.wp.core.db.selectFrom('api_keys').select('last_used_at').where('id', '=', f.key.id)
+      .executeTakeFirstOrThrow()).last_used_at;
     expect(still).toBe(first);
     clock.advance(31_000);
     await f.get('/test');
     await new Promise((r) => setTimeout(r, 50));
-    const later = (await f.wp.core.db.selectFrom('api_keys').select('last_used_at').where('id', '=', f.key.id).executeTakeFirstOrThrow()).last_used_at;
+    const later = (await f.wp.core.db.selectFrom('api_keys').select('last_used_at').where('id', '=', f.key.id)
+      .executeTakeFirstOrThrow()).last_used_at;
     expect(later).toBe(new Date(clock.now()).toISOString());
   });
 
   it('stores only a hash of the secret', async () => {
-    const row = await f.wp.core.db.selectFrom('api_keys').selectAll().where('id', '=', f.key.id).executeTakeFirstOrThrow();
+    const row = await f.wp.core.db.selectFrom('api_keys').selectAll().where('id', '=', f.key.id)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(f.key.secret);
     expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -117,7 +121,9 @@ describe.each(DIALECTS)('REST API authentication on %s', (dialect) => {
     try {
       const app = await wp.app();
       const k = await createApiKey(wp.core, { label: 'logged', permissions: ['bookings.list'] });
-      const res = await app.inject({ url: `${apiRoot(wp.config)}/bookings?accesstoken=${k.key}&accesssecret=${encodeURIComponent(k.secret)}`, headers: { 'x-test': '1' } });
+      const res = await app.inject(
+        { url: `${apiRoot(wp.config)}/bookings?accesstoken=${k.key}&accesssecret=${encodeURIComponent(k.secret)}`,
+        headers: { 'x-test': '1' } });
       expect(res.statusCode).toBe(200);
       await app.inject({ url: `${apiRoot(wp.config)}/bookings`, headers: authOf(k) });
       await new Promise((r) => setTimeout(r, 50));
@@ -130,10 +136,12 @@ describe.each(DIALECTS)('REST API authentication on %s', (dialect) => {
 });
 
 describe('REST API keys changed by another process on the same SQLite file', () => {
-  it('refuses a key disabled or deleted by another process on the very next request, and serves it again once re-enabled', async () => {
+  it('refuses a key disabled or deleted by another process on the very next request, and serves it again once '
+    + 're-enabled', async () => {
     const f = await apiFixture('sqlite');
     // A second Waypost on the same file stands for `waypost keys disable` run beside the server: its own connection.
-    const other = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl: f.wp.config.databaseUrl } });
+    const other = await createWaypost({ env: {}, logger: createLogger('silent'),
+      config: { databaseUrl: f.wp.config.databaseUrl } });
     try {
       await f.wp.put('bookings', 1, booking());
       expect((await f.get('/bookings')).statusCode).toBe(200);

@@ -47,7 +47,8 @@ describe.each(DIALECTS)('REST API response cache on %s', (dialect) => {
     await f.wp.put('trips', 1, trip({ title: 'Old title' }));
     await f.get('/trips/1');
     expect((await f.get('/trips/1')).headers['x-cache']).toBe('HIT');
-    const put = await f.app.inject({ method: 'PUT', url: '/host/v1/trips/1', headers: HOST_AUTH, payload: trip({ title: 'New title' }) });
+    const put = await f.app.inject({ method: 'PUT', url: '/host/v1/trips/1', headers: HOST_AUTH,
+      payload: trip({ title: 'New title' }) });
     expect(put.statusCode).toBe(200);
     const after = await f.get('/trips/1');
     expect(after.headers['x-cache']).toBe('MISS');
@@ -124,7 +125,9 @@ describe.each(DIALECTS)('REST API response cache on %s', (dialect) => {
     const held = new Promise<void>((resolve) => { release = resolve; });
     const row = await f.wp.core.db.selectFrom('trips').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
     const write = f.wp.core.db.transaction().execute(async (trx) => {
-      await trx.insertInto('trips').values({ ...row, id: 99, data: JSON.stringify({ ...JSON.parse(row.data), id: 99, title: 'Uncommitted' }) }).execute();
+      await trx.insertInto('trips')
+        .values({ ...row, id: 99, data: JSON.stringify({ ...JSON.parse(row.data), id: 99, title: 'Uncommitted' }) })
+        .execute();
       await held;
       throw new Error('roll back');
     }).catch(() => 'rolled back');
@@ -143,7 +146,8 @@ describe('REST API response cache with another process writing the same SQLite f
   it('serves the other process\'s write on the next request, not the cached answer', async () => {
     const f = await apiFixture('sqlite');
     // A second Waypost on the same file stands for `waypost import` or another process: its own connection.
-    const other = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl: f.wp.config.databaseUrl } });
+    const other = await createWaypost({ env: {}, logger: createLogger('silent'),
+      config: { databaseUrl: f.wp.config.databaseUrl } });
     try {
       await f.wp.put('trips', 1, trip({ title: 'Old title' }));
       await f.get('/trips/1');
@@ -161,7 +165,8 @@ describe('REST API response cache with another process writing the same SQLite f
 
   it('keeps the cached answers of what the other process did not change', async () => {
     const f = await apiFixture('sqlite');
-    const other = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl: f.wp.config.databaseUrl } });
+    const other = await createWaypost({ env: {}, logger: createLogger('silent'),
+      config: { databaseUrl: f.wp.config.databaseUrl } });
     try {
       await f.wp.put('trips', 1, trip());
       await f.wp.put('customers', 1, customer({ first_name: 'Ana' }));
@@ -187,11 +192,13 @@ describe('REST API response cache while the delivery worker writes (its own SQLi
       await addWebhook(f.wp.core, receiver.url, { events: ['enquiry.created'] });
       await f.wp.put('trips', 1, trip());
       await f.get('/trips/1');
-      for (let i = 1; i <= 20; i++) await f.wp.put('enquiries', i, { full_name: `Guest ${i}`, email: `g${i}@example.com`, message: 'Hello' });
+      for (let i = 1; i <= 20; i++) await f.wp.put('enquiries', i,
+        { full_name: `Guest ${i}`, email: `g${i}@example.com`, message: 'Hello' });
       const worker = new DeliveryWorker(f.wp.core);
       await worker.drain();
       expect(receiver.requests).toHaveLength(20);
-      const delivered = await f.wp.core.db.selectFrom('deliveries').select('status').where('status', '=', 'succeeded').execute();
+      const delivered = await f.wp.core.db.selectFrom('deliveries').select('status').where('status', '=', 'succeeded')
+        .execute();
       expect(delivered).toHaveLength(20);
       expect((await f.get('/trips/1')).headers['x-cache']).toBe('HIT');
     } finally {

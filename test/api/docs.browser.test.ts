@@ -61,7 +61,8 @@ describe.skipIf(!chromiumHere)('API reference at /docs in Chromium', () => {
     page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
     await page.goto(`${base}/docs`);
     await page.waitForSelector('.opblock-summary-path', { timeout: 15_000 });
-    const paths = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path') ?? e.textContent ?? ''));
+    const paths = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path')
+      ?? e.textContent ?? ''));
     for (const r of ['bookings', 'trips', 'customers', 'payments']) {
       expect(paths.some((p) => p.endsWith(`/${r}`))).toBe(true);
       expect(paths.some((p) => p.endsWith(`/${r}/{id}`))).toBe(true);
@@ -82,10 +83,12 @@ describe.skipIf(!chromiumHere)('API reference at /docs in Chromium', () => {
     await page.close();
   });
 
-  it.each([390, 1280])('has no axe-core violation at %i px, listed, opened, trying out and with the schemas shown', async (width) => {
+  it.each([390, 1280])('has no axe-core violation at %i px, listed, opened, trying out and with the schemas shown',
+    async (width) => {
     const page = await browser.newPage({ viewport: { width, height: 800 } });
     const problems: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error' || /Content.Security.Policy/i.test(m.text())) problems.push(m.text()); });
+    page.on('console',
+      (m) => { if (m.type() === 'error' || /Content.Security.Policy/i.test(m.text())) problems.push(m.text()); });
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(`${base}/docs`);
     expect(await page.$eval('meta[name="viewport"]', (m) => m.getAttribute('content'))).toContain('width=device-width');

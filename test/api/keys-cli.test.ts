@@ -21,7 +21,8 @@ describe('waypost keys (CLI, real process, SQLite file)', { timeout: 180_000 }, 
   const test = (headers: Record<string, string>) => app.inject({ url: `${apiRoot(wp.config)}/test`, headers });
 
   it('creates a key whose secret is printed once and works against the server', async () => {
-    const created = await runCli(['keys', 'create', '--label', 'Partner app', '--permissions', 'bookings.list,trips.read', '--rate-limit', '120', '--json'], env);
+    const created = await runCli(['keys', 'create', '--label', 'Partner app', '--permissions',
+      'bookings.list,trips.read', '--rate-limit', '120', '--json'], env);
     expect(created.code, created.stderr).toBe(0);
     const k = JSON.parse(created.stdout);
     expect(Object.keys(k)).toEqual(expect.arrayContaining(['id', 'key', 'secret', 'permissions']));

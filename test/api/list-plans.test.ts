@@ -65,7 +65,8 @@ describe.each(DIALECTS)('list query plans on %s', (dialect) => {
 
   async function plan(query: { sql: string; parameters: readonly unknown[] }, bitmaps = false): Promise<string[]> {
     if (dialect === 'sqlite') {
-      const rows = wp.core.store.sqlite!.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.parameters as unknown[]);
+      const rows = wp.core.store.sqlite!.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+        .all(...query.parameters as unknown[]);
       return (rows as Array<{ detail: string }>).map((r) => r.detail);
     }
     return wp.core.db.transaction().execute(async (trx) => {
@@ -88,7 +89,8 @@ describe.each(DIALECTS)('list query plans on %s', (dialect) => {
         if (/MATERIALIZE|LIST SUBQUERY|BLOOM/.test(line)) bad.push(`builds a set first: ${line}`);
         const scan = /^SCAN (\S+)(.*)$/.exec(line);
         // An ordered walk of the whole index is right only when nothing narrows the list (LIMIT stops it).
-        if (scan && !/VIRTUAL TABLE/.test(scan[2]) && !['candidates', 'matches'].includes(scan[1]) && !(shape.driver === 'none' && scan[1] === 'r')) {
+        if (scan && !/VIRTUAL TABLE/.test(scan[2]) && !['candidates', 'matches'].includes(scan[1])
+          && !(shape.driver === 'none' && scan[1] === 'r')) {
           bad.push(`reads a whole table: ${line}`);
         }
       } else {
@@ -117,7 +119,8 @@ describe.each(DIALECTS)('list query plans on %s', (dialect) => {
       for (const c of cases(resource).filter((x) => x.name.endsWith(' desc first'))) {
         const { walk, rest } = countQueries(wp.core.store.sql, { ...c.shape, cursor: null }, 1001);
         const lines: string[] = [];
-        for (const q of rest ? [walk, rest] : [walk]) lines.push(...await plan(q.compile(wp.core.db), c.shape.driver === 'search'));
+        for (const q of rest ? [walk, rest] : [walk]) lines.push(...await plan(q.compile(wp.core.db),
+          c.shape.driver === 'search'));
         // PostgreSQL's pg_trgm index answers a search as a bitmap of its matches (how GIN indexes work).
         const gin = dialect === 'postgres' && c.shape.driver === 'search';
         const bad = problems(lines, c.shape).filter((p) => !p.startsWith('sorts') && !(gin && /Bitmap/.test(p)));

@@ -12,7 +12,8 @@ import { COUNTED_MATCHES, MAX_OFFSET } from '../../src/api/list.js';
 const STATUSES = ['pending', 'booked', 'completed', 'canceled'];
 const at = (minute: number) => new Date(Date.parse('2026-02-01T00:00:00Z') + minute * 60_000).toISOString();
 
-interface Seed { id: number; status: string; customer: number; trip: number; last: string; created: string; updated: string }
+interface Seed {
+  id: number; status: string; customer: number; trip: number; last: string; created: string; updated: string }
 
 describe.each(DIALECTS)('REST API lists at scale on %s', (dialect) => {
   let f: ApiFixture;
@@ -22,7 +23,8 @@ describe.each(DIALECTS)('REST API lists at scale on %s', (dialect) => {
     f = await apiFixture(dialect);
     for (let i = 1; i <= 60; i++) {
       const s: Seed = {
-        id: i, status: STATUSES[(i * 7) % 4], customer: 1 + (i % 5), trip: 1 + (i % 3), last: i % 4 === 0 ? 'Silva' : 'Costa',
+        id: i, status: STATUSES[(i * 7) % 4], customer: 1 + (i % 5), trip: 1 + (i % 3), last: i % 4 === 0 ? 'Silva'
+          : 'Costa',
         created: at((i * 37) % 61), updated: at(100 + ((i * 11) % 17)),
       };
       seeds.push(s);
@@ -111,7 +113,8 @@ describe.each(DIALECTS)('REST API lists at scale on %s', (dialect) => {
       .toBe(String(seeds.filter((s) => s.status === 'canceled' && s.trip === 2).length));
   });
 
-  it(`leaves the total out when more than ${COUNTED_MATCHES} records pass the narrowest filter; next still pages`, async () => {
+  it(`leaves the total out when more than ${COUNTED_MATCHES} records pass the narrowest filter; next still pages`,
+    async () => {
     const items = Array.from({ length: COUNTED_MATCHES + 5 }, (_, i) => ({
       resource: 'bookings' as const, id: 1000 + i,
       input: validateInput('bookings', booking({ status: i % 2 ? 'pending' : 'booked',
@@ -137,7 +140,8 @@ describe.each(DIALECTS)('REST API lists at scale on %s', (dialect) => {
     const page = await f.get('/bookings?trip_id=42&perpage=100&page=11');
     expect(page.json()).toHaveLength(5);
     expect(parseLinks(page.headers.link).next).toBeUndefined();
-    expect(parseLinks((await f.get('/bookings?trip_id=42&perpage=100&page=10')).headers.link).next).toContain('page=11');
+    expect(parseLinks((await f.get('/bookings?trip_id=42&perpage=100&page=10')).headers.link).next)
+      .toContain('page=11');
   });
 
   it('answers 400 naming page for a page deeper than the bound, and points to after', async () => {

@@ -10,7 +10,8 @@ describe.each(DIALECTS)('REST API lists and records on %s', (dialect) => {
   beforeAll(async () => {
     f = await apiFixture(dialect);
     await f.wp.put('trips', 7, trip({ title: 'Douro Valley Walk', status: 'publish' }));
-    await f.wp.put('trips', 8, trip({ title: 'Alentejo Cycling', code: 'AL-2', status: 'draft', destinations: ['Évora'] }));
+    await f.wp.put('trips', 8,
+      trip({ title: 'Alentejo Cycling', code: 'AL-2', status: 'draft', destinations: ['Évora'] }));
     await f.wp.put('customers', 1, customer({ email: 'Ana@Example.com' }));
     await f.wp.put('customers', 2, customer({ email: 'bruno@example.com', first_name: 'Bruno', last_name: 'Costa' }));
     // 24 visible bookings with increasing times (two share a time, to exercise ties), 1 legacy, 1 with an old cart.
@@ -43,17 +44,21 @@ describe.each(DIALECTS)('REST API lists and records on %s', (dialect) => {
     expect(old.data_complete).toBe(false);
     expect(old.trips[0].line_items).toEqual([]);
     await f.wp.put('bookings', 52, booking({ created_at: at(202), updated_at: at(202) }));
-    expect((await f.get('/bookings/52')).json()).toMatchObject({ id: 52, data_complete: true, trips: [{ line_items: [{ label: 'Adult' }] }] });
+    expect((await f.get('/bookings/52')).json())
+      .toMatchObject({ id: 52, data_complete: true, trips: [{ line_items: [{ label: 'Adult' }] }] });
     await f.wp.delete('bookings', 52);
   });
 
   it('returns records in the public shape with their derived ids', async () => {
     const b = (await f.get('/bookings/2')).json();
     expect(b.payment_ids).toEqual([1, 2]);
-    expect(Object.keys(b)).toEqual(['id', 'status', 'booked_at', 'currency', 'total_amount', 'paid_amount', 'due_amount', 'customer', 'trips', 'payment_ids', 'engine_version', 'cart_version', 'data_complete', 'created_at', 'updated_at']);
+    expect(Object.keys(b)).toEqual(['id', 'status', 'booked_at', 'currency', 'total_amount', 'paid_amount',
+      'due_amount', 'customer', 'trips', 'payment_ids', 'engine_version', 'cart_version', 'data_complete', 'created_at',
+      'updated_at']);
     const c = (await f.get('/customers/2')).json();
     expect(c.booking_ids).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24]);
-    expect((await f.get('/payments/3')).json()).toMatchObject({ id: 3, booking_id: 3, status: 'pending', amount: '250.00' });
+    expect((await f.get('/payments/3')).json())
+      .toMatchObject({ id: 3, booking_id: 3, status: 'pending', amount: '250.00' });
     expect((await f.get('/trips/8')).json()).toMatchObject({ id: 8, title: 'Alentejo Cycling', status: 'draft' });
     expect((await f.get('/trips/999')).statusCode).toBe(404);
   });
@@ -146,10 +151,13 @@ describe.each(DIALECTS)('REST API lists and records on %s', (dialect) => {
 
   it.each([
     ['perpage=0', 'perpage'], ['perpage=101', 'perpage'], ['perpage=ten', 'perpage'], ['page=0', 'page'],
-    ['orderby=price', 'orderby'], ['order=up', 'order'], ['colour=red', 'colour'], ['modified_after=yesterday', 'modified_after'],
-    ['after=not-a-cursor', 'after'], ['status=lost', 'status'], ['customer_id=abc', 'customer_id'], ['trip_id=0', 'trip_id'],
+    ['orderby=price', 'orderby'], ['order=up', 'order'], ['colour=red', 'colour'],
+      ['modified_after=yesterday', 'modified_after'],
+    ['after=not-a-cursor', 'after'], ['status=lost', 'status'], ['customer_id=abc', 'customer_id'],
+      ['trip_id=0', 'trip_id'],
     ['perpage=5&perpage=6', 'perpage'], ['search=%00abc', 'search'], ['email=a%00b', 'email'],
-    [`orderby=created_at&after=${Buffer.from(JSON.stringify(['created_at', 'desc', 'x\u0000', 1])).toString('base64url')}`, 'after'], ['page=2&after=WyJpZCIsImRlc2MiLDMsM10', 'after'],
+    [`orderby=created_at&after=${Buffer.from(JSON.stringify(['created_at', 'desc', 'x\u0000', 1]))
+      .toString('base64url')}`, 'after'], ['page=2&after=WyJpZCIsImRlc2MiLDMsM10', 'after'],
   ])('answers 400 naming the parameter for ?%s', async (qs, parameter) => {
     const res = await f.get(`/bookings?${qs}`);
     expect(res.statusCode).toBe(400);

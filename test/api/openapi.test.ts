@@ -22,17 +22,20 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
   it('is OpenAPI 3.1 and documents exactly the public API endpoints', () => {
     expect(doc.openapi).toBe('3.1.0');
     const paths = Object.keys(doc.paths).sort();
-    const expected = ['bookings', 'trips', 'customers', 'payments'].flatMap((r) => [`${f.root}/${r}`, `${f.root}/${r}/{id}`]).concat(`${f.root}/test`).sort();
+    const expected = ['bookings', 'trips', 'customers', 'payments'].flatMap((r) => [`${f.root}/${r}`,
+      `${f.root}/${r}/{id}`]).concat(`${f.root}/test`).sort();
     expect(paths).toEqual(expected);
     for (const p of paths) {
-      expect(Object.keys(doc.paths[p]).filter((k) => k !== 'parameters').sort()).toEqual(['delete', 'get', 'head', 'options', 'patch', 'post', 'put']);
+      expect(Object.keys(doc.paths[p]).filter((k) => k !== 'parameters').sort())
+        .toEqual(['delete', 'get', 'head', 'options', 'patch', 'post', 'put']);
     }
   });
 
   it('passes @redocly/openapi-core\'s recommended rules with no error', async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
-    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.message} ${p.location[0]?.pointer}`);
+    const errors = problems.filter((p) => p.severity === 'error')
+      .map((p) => `${p.ruleId} ${p.message} ${p.location[0]?.pointer}`);
     expect(errors).toEqual([]);
     // The only warnings left: the 405-only operations have no 2XX answer, which is the point of them.
     expect(problems.filter((p) => p.ruleId !== 'operation-2xx-response').map((p) => p.message)).toEqual([]);
@@ -42,7 +45,8 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
     const headers: Array<[string, any]> = [];
     for (const item of Object.values<any>(doc.paths)) {
       for (const op of Object.values<any>(item)) {
-        for (const r of Object.values<any>(op.responses ?? {})) for (const [name, h] of Object.entries(r.headers ?? {})) headers.push([name, h]);
+        for (const r of Object.values<any>(op.responses ?? {})) for (const [name, h] of Object.entries(r.headers
+          ?? {})) headers.push([name, h]);
       }
     }
     expect(headers.length).toBeGreaterThan(100);
@@ -65,7 +69,8 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
       expect(get.responses['200'].headers.ETag, path).toBeTruthy();
       expect(get.responses['304'].headers.ETag, path).toBeTruthy();
       expect(get.responses['304'].content, path).toBeUndefined();
-      expect(Object.keys(get.responses).sort(), path).toEqual(expect.arrayContaining(['200', '304', '400', '401', '429', '503']));
+      expect(Object.keys(get.responses).sort(), path)
+        .toEqual(expect.arrayContaining(['200', '304', '400', '401', '429', '503']));
       expect(get.responses['429'].headers['Retry-After'], path).toEqual({ $ref: '#/components/headers/Retry-After' });
       expect(get.responses['200'].headers.RateLimit, path).toEqual({ $ref: '#/components/headers/RateLimit' });
       expect(item.head.responses['200'].content, path).toBeUndefined();
@@ -84,15 +89,21 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
     const idParam = doc.paths[`${f.root}/payments/{id}`].parameters.find((p: { name: string }) => p.name === 'id');
     expect(idParam).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
     const query = doc.paths[`${f.root}/bookings`].get.parameters;
-    for (const name of ['customer_id', 'trip_id']) expect(query.find((p: { name: string }) => p.name === name).schema.type).toBe('integer');
-    expect(doc.paths[`${f.root}/payments`].get.parameters.find((p: { name: string }) => p.name === 'booking_id').schema.type).toBe('integer');
-    const summaries = Object.fromEntries(Object.entries<any>(doc.paths).map(([p, item]) => [p.slice(f.root.length), item.get.summary]));
+    for (const name of ['customer_id', 'trip_id']) expect(query.find((p: { name: string }) => p.name === name)
+      .schema.type).toBe('integer');
+    expect(doc.paths[`${f.root}/payments`].get.parameters.find((p: { name: string }) => p.name === 'booking_id')
+      .schema.type).toBe('integer');
+    const summaries = Object.fromEntries(Object.entries<any>(doc.paths)
+      .map(([p, item]) => [p.slice(f.root.length), item.get.summary]));
     expect(summaries).toEqual({
       '/test': 'Check your credentials',
-      '/bookings': 'List bookings', '/bookings/{id}': 'Get a booking', '/trips': 'List trips', '/trips/{id}': 'Get a trip',
-      '/customers': 'List customers', '/customers/{id}': 'Get a customer', '/payments': 'List payments', '/payments/{id}': 'Get a payment',
+      '/bookings': 'List bookings', '/bookings/{id}': 'Get a booking', '/trips': 'List trips',
+        '/trips/{id}': 'Get a trip',
+      '/customers': 'List customers', '/customers/{id}': 'Get a customer', '/payments': 'List payments',
+        '/payments/{id}': 'Get a payment',
     });
-    const ids = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId).filter(Boolean));
+    const ids = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId)
+      .filter(Boolean));
     expect(ids).toContain('listBookings');
     expect(ids).toContain('getBooking');
     expect(new Set(ids).size).toBe(ids.length);
@@ -100,7 +111,8 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
 
   it('names every operation for generated SDKs: listBookings, getBooking, test; unique, camelCase', () => {
     const ops = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item)
-      .filter(([method]) => method !== 'parameters').map(([method, op]) => ({ path: path.slice(f.root.length), method, op })));
+      .filter(([method]) => method !== 'parameters')
+      .map(([method, op]) => ({ path: path.slice(f.root.length), method, op })));
     expect(ops).toHaveLength(9 * 7);
     const ids = ops.map(({ path, method, op }) => {
       expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z]*$/);
@@ -111,7 +123,8 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
     expect(gets).toEqual({
       '/test': 'test',
       '/bookings': 'listBookings', '/bookings/{id}': 'getBooking', '/trips': 'listTrips', '/trips/{id}': 'getTrip',
-      '/customers': 'listCustomers', '/customers/{id}': 'getCustomer', '/payments': 'listPayments', '/payments/{id}': 'getPayment',
+      '/customers': 'listCustomers', '/customers/{id}': 'getCustomer', '/payments': 'listPayments',
+        '/payments/{id}': 'getPayment',
     });
     expect(doc.paths[`${f.root}/bookings/{id}`].head.operationId).toBe('getBookingHead');
     expect(doc.paths[`${f.root}/bookings/{id}`].delete.operationId).toBe('deleteBookingNotAllowed');
@@ -155,12 +168,17 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
   });
 
   it('describes the credentials, parameters and problem responses the routes use', () => {
-    expect(doc.components.securitySchemes.AccessToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'Access-Token' });
-    expect(doc.components.securitySchemes.AccessSecret).toMatchObject({ type: 'apiKey', in: 'header', name: 'Access-Secret' });
+    expect(doc.components.securitySchemes.AccessToken)
+      .toMatchObject({ type: 'apiKey', in: 'header', name: 'Access-Token' });
+    expect(doc.components.securitySchemes.AccessSecret)
+      .toMatchObject({ type: 'apiKey', in: 'header', name: 'Access-Secret' });
     const list = doc.paths[`${f.root}/bookings`].get;
     const names = list.parameters.map((p: { name: string }) => p.name);
-    expect(names).toEqual(expect.arrayContaining(['perpage', 'page', 'after', 'search', 'orderby', 'order', 'modified_after', 'status', 'customer_id', 'trip_id', 'email']));
-    expect(list.parameters.find((p: { name: string }) => p.name === 'perpage').schema).toMatchObject({ minimum: 1, maximum: 100, default: 10 });
+    expect(names)
+      .toEqual(expect.arrayContaining(['perpage', 'page', 'after', 'search', 'orderby', 'order', 'modified_after',
+      'status', 'customer_id', 'trip_id', 'email']));
+    expect(list.parameters.find((p: { name: string }) => p.name === 'perpage').schema)
+      .toMatchObject({ minimum: 1, maximum: 100, default: 10 });
     expect(list.responses['401'].content['application/problem+json']).toBeTruthy();
     expect(list.responses['200'].headers['X-Total-Count'].schema.type).toBe('integer');
     expect(doc.components.schemas.Booking.properties.data_complete).toBeTruthy();
@@ -170,7 +188,8 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
     await f.wp.put('bookings', 1, booking());
     const body = (await f.get('/bookings')).json();
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
-    for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(schema as object, `#/components/schemas/${name}`);
+    for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(schema as object,
+      `#/components/schemas/${name}`);
     const schema = doc.paths[`${f.root}/bookings`].get.responses['200'].content['application/json'].schema;
     const validate = ajv.compile({ ...schema, $defs: undefined });
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
@@ -184,7 +203,8 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
     expect(scripts.length).toBeGreaterThan(0);
     for (const s of scripts) expect(s).not.toMatch(/^(https?:)?\/\//);
     const bundle = scripts.find((s) => s.includes('swagger-ui-bundle.js'))!;
-    for (const s of scripts) expect((await f.app.inject({ url: new URL(s, `http://x${f.root}/docs/`).pathname })).statusCode, s).toBe(200);
+    for (const s of scripts) expect((await f.app.inject({ url: new URL(s, `http://x${f.root}/docs/`).pathname }))
+      .statusCode, s).toBe(200);
     const asset = await f.app.inject({ url: new URL(bundle, `http://x${f.root}/docs/`).pathname });
     expect(asset.body.length).toBeGreaterThan(100_000);
     // The page loads the document from ./json, relative to /docs/.

@@ -21,21 +21,24 @@ describe.each(DIALECTS)('read-only REST API on %s', (dialect) => {
 
   it('answers 405 to a POST with a broken JSON body, not 400', async () => {
     const res = await f.app.inject({
-      method: 'POST', url: `${f.root}/bookings`, headers: { ...f.auth, 'content-type': 'application/json' }, payload: '{"status":',
+      method: 'POST', url: `${f.root}/bookings`, headers: { ...f.auth, 'content-type': 'application/json' },
+        payload: '{"status":',
     });
     expect405(res);
   });
 
   it('answers 405 to a DELETE with an empty JSON body, with or without credentials, on any API path', async () => {
     for (const url of [`${f.root}/bookings/1`, `${f.root}/test`, `${f.root}/openapi.json`, `${f.root}/nothing-here`]) {
-      expect405(await f.app.inject({ method: 'DELETE', url, headers: { ...f.auth, 'content-type': 'application/json' } }));
+      expect405(await f.app.inject({ method: 'DELETE', url,
+        headers: { ...f.auth, 'content-type': 'application/json' } }));
       expect405(await f.app.inject({ method: 'DELETE', url, headers: { 'content-type': 'application/json' } }));
     }
   });
 
   it('answers 405 to a body of an unknown type or over the size limit (the body is never read)', async () => {
     expect405(await f.app.inject({
-      method: 'PUT', url: `${f.root}/trips/1`, headers: { ...f.auth, 'content-type': 'application/x-weird' }, payload: 'x',
+      method: 'PUT', url: `${f.root}/trips/1`, headers: { ...f.auth, 'content-type': 'application/x-weird' },
+        payload: 'x',
     }));
     expect405(await f.app.inject({
       method: 'PATCH', url: `${f.root}/trips/1`, headers: { ...f.auth, 'content-type': 'application/json' },

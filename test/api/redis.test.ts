@@ -21,7 +21,8 @@ describe.skipIf(!redisUp).each(DIALECTS)('REST API with Redis on %s', (dialect) 
     for (const wp of opened.splice(0)) await wp.close();
   });
 
-  async function twoProcesses(config: Partial<Config> = {}, clock?: Clock): Promise<{ a: Waypost; b: Waypost; key: CreatedApiKey; namespace: string }> {
+  async function twoProcesses(config: Partial<Config> = {},
+    clock?: Clock): Promise<{ a: Waypost; b: Waypost; key: CreatedApiKey; namespace: string }> {
     const databaseUrl = await freshDatabaseUrl(dialect);
     const namespace = `t${randomBytes(5).toString('hex')}`; // unique Redis keys (and API root) per test
     const open = () => createWaypost({
@@ -51,7 +52,8 @@ describe.skipIf(!redisUp).each(DIALECTS)('REST API with Redis on %s', (dialect) 
     }
   }
 
-  const get = async (wp: Waypost, path: string, key: CreatedApiKey) => (await wp.app()).inject({ url: `${apiRoot(wp.config)}${path}`, headers: authOf(key) });
+  const get = async (wp: Waypost, path: string, key: CreatedApiKey) => (await wp.app())
+    .inject({ url: `${apiRoot(wp.config)}${path}`, headers: authOf(key) });
 
   it('shares cached answers between processes, and a write in one invalidates them in the other', async () => {
     const { a, b, key, namespace } = await twoProcesses();

@@ -19,7 +19,8 @@ export interface ApiFixture {
 
 export const authOf = (k: { key: string; secret: string }) => ({ 'access-token': k.key, 'access-secret': k.secret });
 
-export async function apiFixture(dialect: TestDialect, options: { config?: Partial<Config>; clock?: Clock; permissions?: string[] } = {}): Promise<ApiFixture> {
+export async function apiFixture(dialect: TestDialect,
+  options: { config?: Partial<Config>; clock?: Clock; permissions?: string[] } = {}): Promise<ApiFixture> {
   const wp = await testWaypost({ dialect, config: options.config, clock: options.clock });
   const app = await wp.app();
   const root = apiRoot(wp.config);
@@ -37,13 +38,17 @@ export const fakeClock = (start = Date.parse('2026-03-01T10:00:00Z')): FakeClock
 export const booking = (over: Record<string, unknown> = {}) => ({
   status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '250.00',
   customer: { email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva' },
-  trips: [{ trip_id: 7, title: 'Douro Valley', start_date: '2027-05-01', travellers: 2, line_items: [{ label: 'Adult', quantity: 2, price: '625.00', total: '1250.00' }] }],
+  trips: [{ trip_id: 7, title: 'Douro Valley', start_date: '2027-05-01', travellers: 2,
+    line_items: [{ label: 'Adult', quantity: 2, price: '625.00', total: '1250.00' }] }],
   engine_version: '6.8.0', cart_version: '4.1', ...over,
 });
 
-export const trip = (over: Record<string, unknown> = {}) => ({ title: 'Douro Valley Walk', code: 'DV-1', destinations: ['Portugal'], activities: ['Walking'], ...over });
-export const customer = (over: Record<string, unknown> = {}) => ({ email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva', ...over });
-export const payment = (over: Record<string, unknown> = {}) => ({ booking_id: 1, status: 'completed', amount: '250.00', currency: 'EUR', gateway: 'stripe', transaction_id: 'ch_1', ...over });
+export const trip = (over: Record<string, unknown> = {}) => ({ title: 'Douro Valley Walk', code: 'DV-1',
+  destinations: ['Portugal'], activities: ['Walking'], ...over });
+export const customer = (over: Record<string, unknown> = {}) => ({ email: 'ana@example.com', first_name: 'Ana',
+  last_name: 'Silva', ...over });
+export const payment = (over: Record<string, unknown> = {}) => ({ booking_id: 1, status: 'completed', amount: '250.00',
+  currency: 'EUR', gateway: 'stripe', transaction_id: 'ch_1', ...over });
 
 /** Parses an RFC 8288 Link header into { rel: url }. */
 export function parseLinks(header: string | string[] | undefined): Record<string, string> {

@@ -34,11 +34,15 @@ do {
 	$by[ $resource ] = ( isset( $by[ $resource ] ) ? $by[ $resource ] : 0 ) + ( microtime( true ) - $t );
 	$cursor = $r['cursor'];
 	++$batches;
-	if ( ${stopAfterBookings ?? -1} >= 0 && 'bookings' === $cursor['resource'] && $cursor['after'] >= ${FIRST_ID + 2 * (stopAfterBookings ?? 0)} ) {
+	if ( ${stopAfterBookings ?? -1} >= 0 && 'bookings' === $cursor['resource']
+		&& $cursor['after'] >= ${FIRST_ID + 2 * (stopAfterBookings ?? 0)} ) {
 		break;
 	}
 } while ( ! $r['done'] );
-echo wp_json_encode( array( 'batches' => $batches, 'cursor' => $cursor, 'seconds' => microtime( true ) - $started, 'by' => $by, 'memory' => memory_get_peak_usage( true ) ) );
+echo wp_json_encode( array(
+	'batches' => $batches, 'cursor' => $cursor, 'seconds' => microtime( true ) - $started, 'by' => $by,
+	'memory' => memory_get_peak_usage( true ),
+) );
 `;
 
 describe.skipIf(!available)(`backfill of ${BOOKINGS.toLocaleString('en')} bookings`, () => {
@@ -49,7 +53,8 @@ describe.skipIf(!available)(`backfill of ${BOOKINGS.toLocaleString('en')} bookin
   let site: WordPress;
 
   const total = async (resource: string) => {
-    const res = await app.inject({ method: 'GET', url: `${apiRoot(waypost.config)}/${resource}?perpage=1`, headers: { 'access-token': key.key, 'access-secret': key.secret } });
+    const res = await app.inject({ method: 'GET', url: `${apiRoot(waypost.config)}/${resource}?perpage=1`,
+      headers: { 'access-token': key.key, 'access-secret': key.secret } });
     return Number(res.headers['x-total-count']);
   };
   const events = async (type: string) => {
@@ -62,11 +67,16 @@ describe.skipIf(!available)(`backfill of ${BOOKINGS.toLocaleString('en')} bookin
     app = await waypost.app();
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
     key = await createApiKey(waypost.core, { label: 'backfill test', permissions: [...PERMISSIONS] });
-    await addWebhook(waypost.core, 'http://127.0.0.1:9/hook', { events: ['booking.created', 'customer.created', 'booking.payment.completed'] });
-    site = await startWordPress({ fixture: 'wpte-6.8.0', plugins: [BRIDGE_DIR], constants: { WAYPOST_URL: address, WAYPOST_HOST_TOKEN: 'test-host-token' } });
+    await addWebhook(waypost.core, 'http://127.0.0.1:9/hook',
+      { events: ['booking.created', 'customer.created', 'booking.payment.completed'] });
+    site = await startWordPress({ fixture: 'wpte-6.8.0', plugins: [BRIDGE_DIR],
+      constants: { WAYPOST_URL: address, WAYPOST_HOST_TOKEN: 'test-host-token' } });
     const t0 = Date.now();
-    expect(await site.php(generateBookingsPhp({ bookings: BOOKINGS, customers: CUSTOMERS, firstId: FIRST_ID }))).toBe('ok');
-    console.log(`generated ${BOOKINGS} bookings, ${BOOKINGS} payments and ${CUSTOMERS} customers with SQL in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    expect(await site.php(generateBookingsPhp({ bookings: BOOKINGS, customers: CUSTOMERS, firstId: FIRST_ID })))
+      .toBe('ok');
+    const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+    console.log(`generated ${BOOKINGS} bookings, ${BOOKINGS} payments and ${CUSTOMERS} customers with SQL `
+      + `in ${seconds} s`);
   }, 120_000);
 
   afterAll(async () => {
@@ -105,14 +115,17 @@ describe.skipIf(!available)(`backfill of ${BOOKINGS.toLocaleString('en')} bookin
     expect(await events('booking.created')).toEqual({ count: bookings, distinct: bookings });
     expect(await events('customer.created')).toEqual({ count: customers, distinct: customers });
     const paidInFixture = fixture.payments.filter((p: any) => p.status === 'completed').length;
-    expect(await events('booking.payment.completed')).toEqual({ count: BOOKINGS / 5 + paidInFixture, distinct: BOOKINGS / 5 + paidInFixture });
+    expect(await events('booking.payment.completed'))
+      .toEqual({ count: BOOKINGS / 5 + paidInFixture, distinct: BOOKINGS / 5 + paidInFixture });
 
     const seconds = first.seconds + second.seconds;
     const bookingSeconds = (first.by.bookings ?? 0) + (second.by.bookings ?? 0);
     const records = second.cursor.total + BATCH; // every candidate once, plus the batch sent twice
     console.log([
-      `backfill: ${records} records (${bookings} bookings) in ${seconds.toFixed(1)} s = ${(records / seconds).toFixed(0)} records/s over ${first.batches + second.batches} batches of ${BATCH}`,
-      `  bookings phase: ${bookings} bookings in ${bookingSeconds.toFixed(1)} s = ${(bookings / bookingSeconds).toFixed(0)} bookings/s (mapping in PHP + Host API batch into SQLite Waypost)`,
+      `backfill: ${records} records (${bookings} bookings) in ${seconds.toFixed(1)} s = ${(records / seconds)
+        .toFixed(0)} records/s over ${first.batches + second.batches} batches of ${BATCH}`,
+      `  bookings phase: ${bookings} bookings in ${bookingSeconds.toFixed(1)} s = ${(bookings / bookingSeconds)
+        .toFixed(0)} bookings/s (mapping in PHP + Host API batch into SQLite Waypost)`,
       `  peak PHP memory ${(Math.max(first.memory, second.memory) / 2 ** 20).toFixed(0)} MiB`,
     ].join('\n'));
   }, 240_000);
@@ -135,7 +148,8 @@ describe.skipIf(!available)('"Send existing records" in the background (WP-Cron)
   beforeAll(async () => {
     waypost = await testWaypost();
     const address = await (await waypost.app()).listen({ port: 0, host: '127.0.0.1' });
-    site = await startWordPress({ fixture: 'wpte-6.8.0', plugins: [BRIDGE_DIR], constants: { WAYPOST_URL: address, WAYPOST_HOST_TOKEN: 'test-host-token' } });
+    site = await startWordPress({ fixture: 'wpte-6.8.0', plugins: [BRIDGE_DIR],
+      constants: { WAYPOST_URL: address, WAYPOST_HOST_TOKEN: 'test-host-token' } });
     // One batch of 3 per WP-Cron event, so the run has to chain many events.
     await mkdir(path.join(site.dir, 'wp-content/mu-plugins'), { recursive: true });
     await writeFile(path.join(site.dir, 'wp-content/mu-plugins/waypost-test-slices.php'), [
@@ -162,8 +176,10 @@ describe.skipIf(!available)('"Send existing records" in the background (WP-Cron)
     expect(JSON.parse(out)).toEqual([true, false, true]);
   });
 
-  it('runs to the end through chained WP-Cron events with no page views; cancel stops it, start resumes it', async () => {
-    const records = fixture.trips.length + fixture.customers.length + fixture.bookings.length + fixture.payments.length + fixture.enquiries.length;
+  it('runs to the end through chained WP-Cron events with no page views; cancel stops it, start resumes it',
+    async () => {
+    const records = fixture.trips.length + fixture.customers.length + fixture.bookings.length + fixture.payments.length
+      + fixture.enquiries.length;
     // A first batch by hand (as an interrupted CLI run would leave it), then start and cancel at once.
     const stopped = JSON.parse(await site.php(`
       Waypost_Bridge_Backfill::run_batch( null, 3 );
@@ -181,7 +197,8 @@ describe.skipIf(!available)('"Send existing records" in the background (WP-Cron)
     const inWaypost = async () => {
       let n = 0;
       for (const table of ['trips', 'customers', 'bookings', 'payments', 'enquiries'] as const) {
-        n += Number((await waypost.core.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())!.n);
+        n += Number((await waypost.core.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirst())!.n);
       }
       return n;
     };
@@ -189,9 +206,11 @@ describe.skipIf(!available)('"Send existing records" in the background (WP-Cron)
     while ((await inWaypost()) < records && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await inWaypost()).toBe(records);
     const done = await until((s) => !s.running, 10_000);
-    expect(done).toMatchObject({ running: false, done: true, percent: 100, position: records, failed: 0, sent: records, last_error: null });
+    expect(done).toMatchObject({ running: false, done: true, percent: 100, position: records, failed: 0, sent: records,
+      last_error: null });
     expect(typeof done.finished_at).toBe('number');
-    const stored = await waypost.core.db.selectFrom('bookings').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    const stored = await waypost.core.db.selectFrom('bookings').select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
     expect(Number(stored!.n)).toBe(fixture.bookings.length);
   }, 90_000);
 });

@@ -11,7 +11,8 @@ $templates = array( 28 => 30, 31 => 33, 35 => 37, 38 => 40, 41 => 42 );
 $skip      = array( 'payments', '_edit_lock', '_edit_last', '_initial_cart_info', '_initial_order_items' );
 $meta_of   = function ( $id ) use ( $wpdb, $skip ) {
 	$out = array();
-	foreach ( $wpdb->get_results( $wpdb->prepare( "SELECT meta_key, meta_value FROM {$wpdb->postmeta} WHERE post_id = %d ORDER BY meta_id", $id ) ) as $row ) {
+	$sql = "SELECT meta_key, meta_value FROM {$wpdb->postmeta} WHERE post_id = %d ORDER BY meta_id";
+	foreach ( $wpdb->get_results( $wpdb->prepare( $sql, $id ) ) as $row ) {
 		if ( ! in_array( $row->meta_key, $skip, true ) ) {
 			$out[ $row->meta_key ] = maybe_unserialize( $row->meta_value );
 		}
@@ -20,13 +21,18 @@ $meta_of   = function ( $id ) use ( $wpdb, $skip ) {
 };
 $shapes = array();
 foreach ( $templates as $booking => $payment ) {
-	$shapes[] = array( 'booking' => $meta_of( $booking ), 'payment' => $meta_of( $payment ), 'post' => get_post( $booking ) );
+	$shapes[] = array(
+		'booking' => $meta_of( $booking ), 'payment' => $meta_of( $payment ), 'post' => get_post( $booking ),
+	);
 }
 $posts = array();
 $metas = array();
 $flush = function ( $force = false ) use ( &$posts, &$metas, $wpdb ) {
 	if ( $posts && ( $force || count( $posts ) >= 1000 ) ) {
-		$wpdb->query( "INSERT INTO {$wpdb->posts} (ID, post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, post_mime_type, comment_count) VALUES " . implode( ',', $posts ) );
+		$wpdb->query( "INSERT INTO {$wpdb->posts} (ID, post_author, post_date, post_date_gmt, post_content, post_title, "
+			. 'post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged, '
+			. 'post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, '
+			. 'post_mime_type, comment_count) VALUES ' . implode( ',', $posts ) );
 		$posts = array();
 	}
 	if ( $metas && ( $force || count( $metas ) >= 5000 ) ) {
@@ -35,7 +41,10 @@ $flush = function ( $force = false ) use ( &$posts, &$metas, $wpdb ) {
 	}
 };
 $post_row = function ( $id, $type, $title, $name, $date ) use ( $wpdb ) {
-	return $wpdb->prepare( "(%d, 1, %s, %s, '', %s, '', 'publish', 'closed', 'closed', '', %s, '', '', %s, %s, '', 0, '', 0, %s, '', 0)", $id, $date, $date, $title, $name, $date, $date, $type );
+	return $wpdb->prepare(
+		"(%d, 1, %s, %s, '', %s, '', 'publish', 'closed', 'closed', '', %s, '', '', %s, %s, '', 0, '', 0, %s, '', 0)",
+		$id, $date, $date, $title, $name, $date, $date, $type
+	);
 };
 $meta_rows = function ( $id, array $meta ) use ( $wpdb, &$metas ) {
 	foreach ( $meta as $key => $value ) {
@@ -74,8 +83,10 @@ foreach ( $customer_bookings as $c => $ids ) {
 	$meta_rows( $id, array(
 		'wp_travel_engine_bookings'        => $ids,
 		'wp_travel_engine_booking_setting' => array(
-			'place_order' => array( 'booking' => array( 'fname' => "Guest{$c}", 'lname' => 'Schmidt', 'email' => $email, 'address' => '1 Probe Street', 'city' => 'Berlin', 'country' => 'DE' ) ),
-			'wptravelengine_traveller_details' => array( array( 'fname' => "Guest{$c}", 'lname' => 'Schmidt', 'email' => $email, 'phone' => '+49 30 1111', 'country' => 'DE' ) ),
+			'place_order' => array( 'booking' => array( 'fname' => "Guest{$c}", 'lname' => 'Schmidt', 'email' => $email,
+				'address' => '1 Probe Street', 'city' => 'Berlin', 'country' => 'DE' ) ),
+			'wptravelengine_traveller_details' => array( array( 'fname' => "Guest{$c}", 'lname' => 'Schmidt',
+				'email' => $email, 'phone' => '+49 30 1111', 'country' => 'DE' ) ),
 		),
 	) );
 	$flush();

@@ -47,11 +47,13 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
     const port = await freePort();
     waypostUrl = `http://127.0.0.1:${port}`;
     // baseUrl is where the sign-in links point: the address the browser uses.
-    waypost = await testWaypost({ config: { port, host: '127.0.0.1', baseUrl: waypostUrl, allowPrivateTargets: true } });
+    waypost = await testWaypost({ config: { port, host: '127.0.0.1', baseUrl: waypostUrl,
+      allowPrivateTargets: true } });
     await waypost.serve('all');
     site = await startWordPress({ fixture: 'wpte-6.8.0', plugins: [BRIDGE_DIR] });
     await site.php(`
-      $id = wp_insert_user( array( 'user_login' => '${ADMIN.login}', 'user_pass' => '${ADMIN.password}', 'user_email' => '${ADMIN.email}', 'display_name' => '${ADMIN.name}', 'role' => 'administrator' ) );
+      $id = wp_insert_user( array( 'user_login' => '${ADMIN.login}', 'user_pass' => '${ADMIN.password}',
+        'user_email' => '${ADMIN.email}', 'display_name' => '${ADMIN.name}', 'role' => 'administrator' ) );
       if ( is_wp_error( $id ) ) { fwrite( STDERR, $id->get_error_message() ); exit( 1 ); }
     `);
     mkdirSync(SHOTS, { recursive: true });
@@ -94,7 +96,8 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
     await shot('01-prerequisites-and-empty-connection');
   });
 
-  it('saves the URL and the token (encrypted, never printed back), warns about plain http://, and tests the connection', async () => {
+  it('saves the URL and the token (encrypted, never printed back), warns about plain http://, and tests the connection',
+    async () => {
     // Not connected yet: the buttons that need Waypost are disabled.
     expect(await page.getByRole('button', { name: 'Test connection' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Open Webhooks & API' }).isDisabled()).toBe(true);
@@ -149,13 +152,15 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
   });
 
   it('refuses an action without its nonce', async () => {
-    const res = await context.request.post(`${site.url}/wp-admin/admin-post.php`, { form: { action: 'waypost_bridge_retry_now' }, maxRedirects: 0 });
+    const res = await context.request.post(`${site.url}/wp-admin/admin-post.php`,
+      { form: { action: 'waypost_bridge_retry_now' }, maxRedirects: 0 });
     expect(res.status()).toBe(403);
   });
 
   it('shows the retry queue and sends it with "Retry now"', async () => {
     await site.php(`
-      Waypost_Bridge_Queue::push( 'trips', 19, 'put', 'PUT trip 19: Waypost did not answer (cURL error 28: timed out)', 'failed' );
+      Waypost_Bridge_Queue::push( 'trips', 19, 'put', 'PUT trip 19: Waypost did not answer (cURL error 28: timed out)',
+        'failed' );
       Waypost_Bridge_Queue::push( 'customers', 29, 'put', null, 'deferred', time() + 60 );
     `);
     await page.goto(settingsUrl());
@@ -174,14 +179,16 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
   it('sends the existing records with progress ("Send existing records")', async () => {
     // The harness activates the plugin before php -S listens, so that request's WP-Cron spawn failed and left
     // WordPress' 60 s "doing_cron" lock: drop it, so that page views spawn WP-Cron as on a real site.
-    await site.sql("DELETE FROM wp_options WHERE option_name IN ('_transient_doing_cron', '_transient_timeout_doing_cron')");
+    await site.sql(
+      "DELETE FROM wp_options WHERE option_name IN ('_transient_doing_cron', '_transient_timeout_doing_cron')");
     await page.goto(settingsUrl());
     expect(await page.locator('#waypost-backfill-text').innerText()).toMatch(/Not run yet/);
     await page.getByRole('button', { name: 'Send existing records' }).click();
     await expect.poll(() => notice().innerText(), W).toMatch(/Sending existing records in the background/);
     await shot('05-backfill-started');
     // The page polls; WP-Cron (spawned by those requests) does the work. It reloads when the run ends.
-    await expect.poll(() => page.locator('#waypost-backfill-text').innerText(), { timeout: 60_000, interval: 500 }).toMatch(/^Done:/);
+    await expect.poll(() => page.locator('#waypost-backfill-text').innerText(), { timeout: 60_000, interval: 500 })
+      .toMatch(/^Done:/);
     const text = await page.locator('#waypost-backfill-text').innerText();
     const [, done, total] = /Done: (\d+) of (\d+) records/.exec(text)!;
     expect(Number(done)).toBe(Number(total));
@@ -197,16 +204,20 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
     expect(await page.getByRole('heading', { name: 'Sign in' }).count()).toBe(0);
     const cookie = (await context.cookies(`${waypostUrl}/admin/`)).find((c) => c.name === 'waypost_session');
     expect(cookie).toBeDefined();
-    const admin = await waypost.core.db.selectFrom('admins').selectAll().where('email', '=', ADMIN.email).executeTakeFirst();
+    const admin = await waypost.core.db.selectFrom('admins').selectAll().where('email', '=', ADMIN.email)
+      .executeTakeFirst();
     expect(admin).toMatchObject({ email: ADMIN.email, created_via: 'wordpress', name: ADMIN.name });
     await shot('07-console-signed-in');
   });
 
-  it('locks the fields when wp-config.php defines WAYPOST_URL and WAYPOST_HOST_TOKEN (they win), still never printing the token', async () => {
+  it('locks the fields when wp-config.php defines WAYPOST_URL and WAYPOST_HOST_TOKEN (they win), still never printing '
+    + 'the token', async () => {
     const secret = 'const-token-9f3e-a1b2c3d4';
     const config = path.join(site.dir, 'wp-config.php');
     const original = await readFile(config, 'utf8');
-    await writeFile(config, original.replace("$table_prefix = 'wp_';", `define( 'WAYPOST_URL', '${waypostUrl}/' );\ndefine( 'WAYPOST_HOST_TOKEN', '${secret}' );\n$table_prefix = 'wp_';`));
+    await writeFile(config, original.replace("$table_prefix = 'wp_';",
+      `define( 'WAYPOST_URL', '${waypostUrl}/' );\ndefine( 'WAYPOST_HOST_TOKEN', '${secret}' );\n`
+      + "$table_prefix = 'wp_';"));
     await opcacheSees();
     try {
       await page.goto(settingsUrl());
@@ -231,7 +242,8 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
   });
 
   it('is only for administrators (manage_options)', async () => {
-    await site.php(`wp_insert_user( array( 'user_login' => 'ed', 'user_pass' => 'editor pass 123', 'user_email' => 'ed@example.org', 'role' => 'editor' ) );`);
+    await site.php(`wp_insert_user( array( 'user_login' => 'ed', 'user_pass' => 'editor pass 123',
+      'user_email' => 'ed@example.org', 'role' => 'editor' ) );`);
     const other = await browser.newContext();
     const p = await other.newPage();
     await p.goto(`${site.url}/wp-login.php`);

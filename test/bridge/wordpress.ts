@@ -61,9 +61,11 @@ export interface WordPress {
 }
 
 /** Runs a command to completion; rejects with its stderr on a non-zero exit. */
-function run(command: string, args: string[], options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+function run(command: string, args: string[], options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {
+  }): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -137,7 +139,8 @@ require __DIR__ . '/index.php';
 
 // A theme, so front-end requests render something (Debian ships none).
 const THEME_STYLE = '/*\nTheme Name: Waypost Test\n*/\n';
-const THEME_INDEX = "<?php\nget_header();\nwhile ( have_posts() ) { the_post(); the_title( '<h1>', '</h1>' ); the_content(); }\nget_footer();\n";
+const THEME_INDEX = "<?php\nget_header();\n"
+  + "while ( have_posts() ) { the_post(); the_title( '<h1>', '</h1>' ); the_content(); }\nget_footer();\n";
 
 /** The main file of a plugin directory (the PHP file with a "Plugin Name:" header). */
 async function pluginMainFile(dir: string): Promise<string> {
@@ -177,7 +180,8 @@ export async function startWordPress(options: StartOptions = {}): Promise<WordPr
       '',
     ].join('\n'));
     try {
-      return await run('php', ['-d', 'memory_limit=1024M', '-d', 'display_errors=stderr', '-d', 'error_reporting=E_ALL & ~E_DEPRECATED', file], { cwd: dir });
+      return await run('php', ['-d', 'memory_limit=1024M', '-d', 'display_errors=stderr', '-d',
+        'error_reporting=E_ALL & ~E_DEPRECATED', file], { cwd: dir });
     } finally {
       await rm(file, { force: true });
     }
@@ -213,7 +217,8 @@ export async function startWordPress(options: StartOptions = {}): Promise<WordPr
     // Database: the fixture's dump, or a fresh install.
     await mysql(null, `CREATE DATABASE \`${db}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     if (options.fixture) {
-      await run('sh', ['-c', `mysql ${MYSQL_ARGS.join(' ')} '${db}' < '${path.join(fixturesDir(), `${options.fixture}.sql`)}'`]);
+      await run('sh',
+        ['-c', `mysql ${MYSQL_ARGS.join(' ')} '${db}' < '${path.join(fixturesDir(), `${options.fixture}.sql`)}'`]);
       await mysql(db, [
         `UPDATE wp_options SET option_value = '${url}' WHERE option_name IN ('siteurl', 'home');`,
         "UPDATE wp_options SET option_value = 'waypost-test' WHERE option_name IN ('template', 'stylesheet');",
@@ -257,7 +262,8 @@ export async function startWordPress(options: StartOptions = {}): Promise<WordPr
     await waitForPort(port, server);
     // WP-Cron's lock from set-up requests (their loopback went nowhere: the server was not up yet) would hold cron
     // off for a minute.
-    await mysql(db, "DELETE FROM wp_options WHERE option_name IN ('_transient_doing_cron', '_transient_timeout_doing_cron');");
+    await mysql(db,
+      "DELETE FROM wp_options WHERE option_name IN ('_transient_doing_cron', '_transient_timeout_doing_cron');");
     return { url, dir, db, php, sql: (query) => mysql(db, query), close };
   } catch (err) {
     await close();

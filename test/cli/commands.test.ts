@@ -4,7 +4,8 @@ import { openStore } from '../../src/store/db.js';
 import { readdirSync } from 'node:fs';
 import { runCli, tempSqliteUrl } from './run.js';
 
-const MIGRATION_FILES = readdirSync(new URL('../../src/store/migrations/', import.meta.url)).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')).sort();
+const MIGRATION_FILES = readdirSync(new URL('../../src/store/migrations/', import.meta.url))
+  .filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')).sort();
 
 describe('waypost migrate', () => {
   it('creates the schema in a new database and can be run again', async () => {
@@ -36,7 +37,8 @@ describe('waypost host-token', () => {
   });
 
   it('prints WAYPOST_HOST_TOKEN when it is set', async () => {
-    const run = await runCli(['host-token'], { DATABASE_URL: tempSqliteUrl(), WAYPOST_HOST_TOKEN: 'from-the-environment' });
+    const run = await runCli(['host-token'],
+      { DATABASE_URL: tempSqliteUrl(), WAYPOST_HOST_TOKEN: 'from-the-environment' });
     expect(run.stdout.trim()).toBe('from-the-environment');
   });
 });

@@ -15,7 +15,8 @@ describe('waypost deliveries: search and recover', { timeout: 240_000 }, () => {
 
   beforeAll(async () => {
     wp = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl: DATABASE_URL } });
-    const created = await json('webhooks', 'create', '--name', 'CRM', '--url', 'http://127.0.0.1:9/in', '--events', 'all');
+    const created = await json('webhooks', 'create', '--name', 'CRM', '--url', 'http://127.0.0.1:9/in', '--events',
+      'all');
     hookId = created.id;
     start = new Date(Date.now() - 1000).toISOString();
     await wp.put('customers', 1042, { email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva' });

@@ -26,12 +26,14 @@ describe('the demo catalogue', () => {
       expect(p.currency).toBe(booking.currency);
     }
     const completedByBooking = new Map<number, number>();
-    for (const { data: p } of catalogue.payments) if (p.status === 'completed') completedByBooking.set(p.booking_id, (completedByBooking.get(p.booking_id) ?? 0) + Number(p.amount));
+    for (const { data: p } of catalogue.payments) if (p.status === 'completed') completedByBooking.set(p.booking_id,
+      (completedByBooking.get(p.booking_id) ?? 0) + Number(p.amount));
     for (const [id, paid] of completedByBooking) expect(paid).toBeCloseTo(Number(byId.get(id)!.paid_amount), 2);
   });
 
   it('has every booking status, legacy and cart 3.0 bookings, and due payments', () => {
-    expect(new Set(catalogue.bookings.map((b) => b.data.status))).toEqual(new Set(['pending', 'booked', 'reserved', 'completed', 'canceled']));
+    expect(new Set(catalogue.bookings.map((b) => b.data.status)))
+      .toEqual(new Set(['pending', 'booked', 'reserved', 'completed', 'canceled']));
     expect(catalogue.bookings.filter((b) => isLegacyEngine(b.data.engine_version))).toHaveLength(8);
     expect(catalogue.bookings.filter((b) => !isCompleteCart(b.data.cart_version)).length).toBeGreaterThanOrEqual(10);
     expect(catalogue.payments.some((p) => p.data.is_due_payment && p.data.status === 'completed')).toBe(true);
@@ -55,7 +57,8 @@ describe.each(DIALECTS)('seeding the demo on %s', (dialect) => {
     expect(first.trips.created).toBe(12);
     expect(seen).toContain('bookings/1001');
     expect(seen).toHaveLength(Object.values(first).reduce((s, r) => s + r.created, 0));
-    const queued = () => wp.core.db.selectFrom('deliveries').select((eb) => eb.fn.countAll().as('n')).where('event_type', '=', 'booking.created').executeTakeFirstOrThrow().then((r) => Number(r.n));
+    const queued = () => wp.core.db.selectFrom('deliveries').select((eb) => eb.fn.countAll().as('n'))
+      .where('event_type', '=', 'booking.created').executeTakeFirstOrThrow().then((r) => Number(r.n));
     const legacy = demoCatalogue().bookings.filter((b) => isLegacyEngine(b.data.engine_version)).length;
     expect(await queued()).toBe(200 - legacy); // legacy bookings fire nothing
 

@@ -18,7 +18,8 @@ describe('waypost demo', () => {
 
   beforeAll(async () => {
     // The API server a user would have running (`npm start`), on the database the CLI seeds.
-    server = await createWaypost({ env: { DATABASE_URL }, config: { port: 0, host: '127.0.0.1' }, logger: createLogger('silent') });
+    server = await createWaypost({ env: { DATABASE_URL }, config: { port: 0, host: '127.0.0.1' },
+      logger: createLogger('silent') });
     const { url } = await server.serve('api');
     baseUrl = url!;
   });
@@ -31,7 +32,8 @@ describe('waypost demo', () => {
     expect(run.stdout).toContain('8 bookings predate engine 6.7.0');
     expect(run.stdout).not.toContain('npm start'); // the server is running, so no hint
     const curl = run.stdout.split('\n').map((l) => l.trim()).find((l) => l.startsWith('curl '));
-    expect(curl).toMatch(new RegExp(`^curl -s -H 'Access-Token: wpk_\\w+' -H 'Access-Secret: wps_[\\w-]+' '${baseUrl}/rest/waypost/api/v1/bookings\\?perpage=5'$`));
+    expect(curl).toMatch(new RegExp(`^curl -s -H 'Access-Token: wpk_\\w+' -H 'Access-Secret: wps_[\\w-]+' `
+      + `'${baseUrl}/rest/waypost/api/v1/bookings\\?perpage=5'$`));
 
     // The ready-to-paste line, run by a shell exactly as printed (with -i to see the status and headers).
     const { stdout } = await sh('sh', ['-c', curl!.replace(/^curl -s /, 'curl -s -i ')]);
@@ -44,7 +46,8 @@ describe('waypost demo', () => {
     expect(head).toMatch(new RegExp(`x-total-count: ${200 - legacyIds.length}`, 'i'));
 
     // And the Postman line: its URL serves the collection.
-    const postman = /^Or in Postman: import (\S+) and set its accessToken and accessSecret variables\.$/m.exec(run.stdout);
+    const postman = /^Or in Postman: import (\S+) and set its accessToken and accessSecret variables\.$/m.exec(
+      run.stdout);
     expect(postman?.[1]).toBe(`${baseUrl}/rest/waypost/api/v1/postman.json`);
     const collection = await (await fetch(postman![1])).json();
     expect(collection.variable.map((v: { key: string }) => v.key)).toEqual(['baseUrl', 'accessToken', 'accessSecret']);
@@ -70,7 +73,9 @@ describe('waypost demo', () => {
     const out = JSON.parse(run.stdout);
     expect(out.seeded.bookings).toEqual({ created: 0, changed: 0, unchanged: 200 });
     expect(out.seeded.payments.created + out.seeded.payments.changed).toBe(0);
-    expect(out).toMatchObject({ legacy_bookings: 8, server_running: true, key: { permissions: expect.arrayContaining(['bookings.list', 'bookings.read', 'trips.list', 'customers.read', 'payments.list']) } });
+    expect(out).toMatchObject({ legacy_bookings: 8, server_running: true,
+      key: { permissions: expect.arrayContaining(['bookings.list', 'bookings.read', 'trips.list', 'customers.read',
+      'payments.list']) } });
     expect(out.key.secret).toMatch(/^wps_/);
     expect(out.curl).toContain(out.key.secret);
   }, 60_000);

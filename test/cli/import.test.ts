@@ -5,12 +5,14 @@ import { sql } from 'kysely';
 import { openStore } from '../../src/store/db.js';
 import { killCli, runCli, startCli, tempDir, tempSqliteUrl } from './run.js';
 
-const trip = (id: number) => JSON.stringify({ type: 'trip', id, data: { title: `Trip ${id}`, destinations: ['Portugal'] } });
+const trip = (id: number) => JSON.stringify({ type: 'trip', id,
+  data: { title: `Trip ${id}`, destinations: ['Portugal'] } });
 
 async function countTrips(databaseUrl: string): Promise<number> {
   const store = openStore(databaseUrl);
   try {
-    return Number((await store.db.selectFrom('trips').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    return Number((await store.db.selectFrom('trips').select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()).n);
   } finally {
     await store.close();
   }
@@ -42,7 +44,8 @@ describe('waypost import', () => {
 
     const restart = await runCli(['import', file, '--restart', '--json'], { DATABASE_URL });
     expect(restart.code).toBe(0);
-    expect(JSON.parse(restart.stdout)).toMatchObject({ lines: 5, created: 0, unchanged: 3, skipped: 2, errors: [{ line: 2 }, { line: 4 }] });
+    expect(JSON.parse(restart.stdout))
+      .toMatchObject({ lines: 5, created: 0, unchanged: 3, skipped: 2, errors: [{ line: 2 }, { line: 4 }] });
   });
 
   it('exits 1 when no line could be imported, or the file cannot be read', async () => {

@@ -4,7 +4,8 @@ import { progress } from '../../src/cli/progress.js';
 
 function capture(isTTY: boolean) {
   const chunks: string[] = [];
-  const stream = Object.assign(new Writable({ write(chunk, _enc, cb) { chunks.push(String(chunk)); cb(); } }), { isTTY, columns: 100 });
+  const stream = Object.assign(new Writable({ write(chunk, _enc, cb) { chunks.push(String(chunk)); cb(); } }),
+    { isTTY, columns: 100 });
   return { stream, text: () => chunks.join(''), chunks };
 }
 

@@ -48,7 +48,8 @@ const MOBILE_NETWORK = { offline: false, latency: 150, downloadThroughput: 1_638
  * Loads `url` in a new page of `context` (throttled like Lighthouse's mobile run), waits until `ready` shows and
  * data settles, and returns its CLS.
  */
-export async function measureCls(context: BrowserContext, url: string, ready: string, settleMs = 2500): Promise<ClsResult> {
+export async function measureCls(context: BrowserContext, url: string, ready: string,
+  settleMs = 2500): Promise<ClsResult> {
   const page = await context.newPage();
   try {
     const cdp = await context.newCDPSession(page);

@@ -19,7 +19,8 @@ import { createWebhook } from '../../src/webhooks/manage.js';
 import { buildConsole, launchChromium } from './browser.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(PACKAGE_ROOT, 'docs', 'screenshots') : join(tmpdir(), 'waypost-screenshots');
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(PACKAGE_ROOT, 'docs', 'screenshots')
+  : join(tmpdir(), 'waypost-screenshots');
 const EMAIL = 'ops@example.com';
 const PASSWORD = 'console e2e password';
 // The console polls every 2 s and deliveries retry every 50 ms: waits are generous, never fixed sleeps.
@@ -42,7 +43,8 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     receiver = await startReceiver();
     failing = await startReceiver();
     failing.respondWith(500);
-    wp = await testWaypost({ config: { port: 0, host: '127.0.0.1', retryDelaysMs: [50, 50, 50, 50], allowPrivateTargets: true, pollMs: 100 } });
+    wp = await testWaypost({ config: { port: 0, host: '127.0.0.1', retryDelaysMs: [50, 50, 50, 50],
+      allowPrivateTargets: true, pollMs: 100 } });
     const { url } = await wp.serve('all');
     base = url!;
     browser = await launchChromium();
@@ -139,12 +141,14 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     const expected = `sha256=${createHmac('sha256', webhookSecret).update(sent.body).digest('hex')}`;
     expect(sent.headers['x-waypost-signature']).toBe(expected); // signed with the secret the console showed
     await page.evaluate(() => window.scrollTo(0, 0)); // the sticky top bar belongs at the top of a full-page shot
-    await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'webhook-edit.png'), fullPage: true });
+    await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'webhook-edit.png'),
+      fullPage: true });
   });
 
   it('shows the delivery and its attempt in Logs, live, and redelivers it', async () => {
     // A real event too, so the log holds more than the test.
-    await wp.put('enquiries', 501, { full_name: 'Ada Lovelace', email: 'ada@example.com', message: 'Is the Annapurna trek open in May?' });
+    await wp.put('enquiries', 501, { full_name: 'Ada Lovelace', email: 'ada@example.com',
+      message: 'Is the Annapurna trek open in May?' });
     await page.getByRole('link', { name: 'Logs', exact: true }).click();
     const rows = page.locator('tr[data-delivery]');
     await expect.poll(() => rows.count(), W).toBe(2);
@@ -173,7 +177,8 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
   });
 
   it('creates an API key, uses it over real HTTP, disables it (401) and enables it again', async () => {
-    await createApiKey(wp.core, { label: 'Analytics export', permissions: ['bookings.list', 'bookings.read', 'payments.list', 'payments.read'] });
+    await createApiKey(wp.core,
+      { label: 'Analytics export', permissions: ['bookings.list', 'bookings.read', 'payments.list', 'payments.read'] });
     await page.getByRole('link', { name: 'API Keys' }).click();
     await page.getByRole('button', { name: 'Add key' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Add API key' });
@@ -191,7 +196,8 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await shown.getByRole('button', { name: 'I have saved the secret' }).click();
     await shown.getByRole('button', { name: 'Yes, I copied it: close' }).click(); // the secret was not copied: asked
 
-    const call = () => fetch(`${base}/rest/waypost/api/v1/test`, { headers: { 'Access-Token': key, 'Access-Secret': secret } });
+    const call = () => fetch(`${base}/rest/waypost/api/v1/test`,
+      { headers: { 'Access-Token': key, 'Access-Secret': secret } });
     const ok = await call();
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ ok: true, permissions: ['bookings.list', 'trips.read'] });
@@ -208,13 +214,16 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'api-keys.png') });
 
     // A permission the key lacks is refused, and shows up in the key's usage as a 4xx.
-    const denied = await fetch(`${base}/rest/waypost/api/v1/customers`, { headers: { 'Access-Token': key, 'Access-Secret': secret } });
+    const denied = await fetch(`${base}/rest/waypost/api/v1/customers`,
+      { headers: { 'Access-Token': key, 'Access-Secret': secret } });
     expect(denied.status).toBe(401);
     await page.getByRole('link', { name: 'Logs', exact: true }).click();
     await page.getByRole('button', { name: 'API usage' }).click();
     const usage = page.locator('tr[data-usage="Partner portal"]');
-    await expect.poll(async () => Number(await usage.getByTestId('usage-requests').textContent()), W).toBeGreaterThanOrEqual(3);
-    await expect.poll(async () => Number(await usage.getByTestId('usage-4xx').textContent()), W).toBeGreaterThanOrEqual(1);
+    await expect.poll(async () => Number(await usage.getByTestId('usage-requests').textContent()), W)
+      .toBeGreaterThanOrEqual(3);
+    await expect.poll(async () => Number(await usage.getByTestId('usage-4xx').textContent()), W)
+      .toBeGreaterThanOrEqual(1);
   });
 
   it('turns a failing webhook red after five attempts, without a reload, and re-enables it after a fix', async () => {
@@ -229,7 +238,8 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     const row = page.locator('tr[data-webhook="Legacy ERP"]');
     await expect.poll(text(row), W).toContain('Active');
 
-    await wp.put('enquiries', 502, { full_name: 'Grace Hopper', email: 'grace@example.com', message: 'Group discount for 8?' });
+    await wp.put('enquiries', 502, { full_name: 'Grace Hopper', email: 'grace@example.com',
+      message: 'Group discount for 8?' });
     await expect.poll(text(row), W).toContain('Auto-disabled');
     await expect.poll(text(row.getByTestId('disabled-reason')), W).not.toBe('');
     expect(failing.requests).toHaveLength(5);
@@ -241,7 +251,8 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await row.getByRole('button', { name: 'Re-enable' }).click();
     await expect.poll(text(row), W).toContain('Active');
     await expect.poll(text(row), W).not.toContain('Auto-disabled');
-    const hook = (await (await page.request.get(`${base}/admin/api/webhooks`)).json() as Array<{ name: string; active: boolean }>).find((w) => w.name === 'Legacy ERP');
+    const hook = (await (await page.request.get(`${base}/admin/api/webhooks`))
+      .json() as Array<{ name: string; active: boolean }>).find((w) => w.name === 'Legacy ERP');
     expect(hook?.active).toBe(true);
   });
 
@@ -257,15 +268,18 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await expect.poll(text(panel), W).toContain('receiver is down for maintenance');
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Clear filters' }).click();
-    await expect.poll(() => rows.count(), W).toBe(5); // the test, its redelivery, 501 and 502 to CRM sync, 502 to Legacy ERP
+    // the test, its redelivery, 501 and 502 to CRM sync, 502 to Legacy ERP
+    await expect.poll(() => rows.count(), W).toBe(5);
     await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'logs.png') });
     await rows.filter({ hasText: 'Legacy ERP' }).click(); // the failed one: five attempts, each with the receiver's 500
-    await expect.poll(() => page.getByRole('dialog', { name: 'Delivery details' }).getByTestId('attempt').count(), W).toBe(5);
+    await expect.poll(() => page.getByRole('dialog', { name: 'Delivery details' }).getByTestId('attempt').count(), W)
+      .toBe(5);
     await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'logs-detail.png') });
     await page.keyboard.press('Escape');
 
     await page.getByRole('button', { name: 'E-mail alerts' }).click();
-    await expect.poll(() => page.locator('.alert-item').count(), W).toBe(3); // warnings after attempts 3 and 4, critical after 5
+    // warnings after attempts 3 and 4, critical after 5
+    await expect.poll(() => page.locator('.alert-item').count(), W).toBe(3);
     await expect.poll(text(page.locator('.alert-item').first()), W).toContain('Critical');
   });
 
@@ -279,8 +293,10 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
     await page.getByLabel('Keep delivery logs for (days)').fill('90');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Currently alerts@example.com').waitFor();
-    const rows = await wp.core.db.selectFrom('settings').selectAll().where('name', 'in', ['alert_email', 'log_retention_days']).orderBy('name').execute();
-    expect(rows).toEqual([{ name: 'alert_email', value: 'alerts@example.com' }, { name: 'log_retention_days', value: '90' }]);
+    const rows = await wp.core.db.selectFrom('settings').selectAll()
+      .where('name', 'in', ['alert_email', 'log_retention_days']).orderBy('name').execute();
+    expect(rows).toEqual([{ name: 'alert_email', value: 'alerts@example.com' },
+      { name: 'log_retention_days', value: '90' }]);
     await page.screenshot({ style: HIDE_TOASTS, animations: 'disabled', path: join(SHOTS, 'settings.png') });
   });
 
@@ -291,17 +307,20 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
       await page.keyboard.press('Tab');
       if (await page.evaluate(() => document.activeElement?.textContent === 'API Keys')) break;
     }
-    const focused = await page.evaluate(() => ({ text: document.activeElement?.textContent, outline: getComputedStyle(document.activeElement!).outlineStyle }));
+    const focused = await page.evaluate(() => ({ text: document.activeElement?.textContent,
+      outline: getComputedStyle(document.activeElement!).outlineStyle }));
     expect(focused).toEqual({ text: 'API Keys', outline: 'solid' });
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
   });
 
   it('gives every control on every page an accessible name', async () => {
-    const unnamed = async () => page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button, a[href]')]
+    const unnamed = async () => page.evaluate(
+      () => [...document.querySelectorAll('input, select, textarea, button, a[href]')]
       .filter((el) => {
         const e = el as HTMLInputElement;
-        const named = (e.labels?.length ?? 0) > 0 || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || e.textContent?.trim();
+        const named = (e.labels?.length ?? 0) > 0 || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby')
+          || e.textContent?.trim();
         return !named && getComputedStyle(e).display !== 'none';
       })
       .map((el) => el.outerHTML.slice(0, 120)));
@@ -366,7 +385,8 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
       const { url } = await strict.serve('api');
       const strictPage = await strictContext.newPage();
       strictContext.setDefaultTimeout(15_000);
-      await strictPage.goto(setupLink(strict.core, (await issueSetupToken(strict.core))!).replace(strict.config.baseUrl, url!));
+      await strictPage.goto(setupLink(strict.core, (await issueSetupToken(strict.core))!)
+        .replace(strict.config.baseUrl, url!));
       await strictPage.getByLabel('E-mail').fill(EMAIL);
       await strictPage.getByLabel('Password', { exact: true }).fill(PASSWORD);
       await strictPage.getByLabel('Repeat password').fill(PASSWORD);

@@ -38,7 +38,8 @@ describe.runIf(await hasChromium())('console forms in Chromium', () => {
     // A failed first attempt waits an hour for its retry: the delivery stays pending for the disable dialog.
     // The base URL is the real one: the new-key dialog's curl line is run as printed.
     const port = await freePort();
-    wp = await testWaypost({ config: { port, host: '127.0.0.1', baseUrl: `http://127.0.0.1:${port}`, retryDelaysMs: [3_600_000], allowPrivateTargets: true, pollMs: 100 } });
+    wp = await testWaypost({ config: { port, host: '127.0.0.1', baseUrl: `http://127.0.0.1:${port}`,
+      retryDelaysMs: [3_600_000], allowPrivateTargets: true, pollMs: 100 } });
     base = (await wp.serve('all')).url!;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: base });
@@ -79,7 +80,8 @@ describe.runIf(await hasChromium())('console forms in Chromium', () => {
     await page.getByRole('heading', { name: 'Webhooks & API' }).waitFor();
   });
 
-  it('marks every invalid webhook field at once, keeps the name within the server\'s 100 characters, and asks before discarding edits', async () => {
+  it('marks every invalid webhook field at once, keeps the name within the server\'s 100 characters, and asks '
+    + 'before discarding edits', async () => {
     await page.getByRole('link', { name: 'Add webhook' }).first().click();
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await expect.poll(() => page.locator('.field-invalid').count(), W).toBe(3);
@@ -144,7 +146,8 @@ describe.runIf(await hasChromium())('console forms in Chromium', () => {
     expect(receiver.requests).toHaveLength(2);
   });
 
-  it('names each delivery\'s record, searches by record, event and delivery id, and keeps a deleted webhook in the filter', async () => {
+  it('names each delivery\'s record, searches by record, event and delivery id, and keeps a deleted webhook in the '
+    + 'filter', async () => {
     await page.getByRole('link', { name: 'Logs', exact: true }).click();
     const rows = page.locator('tr[data-delivery]');
     await expect.poll(() => rows.count(), W).toBe(2);
@@ -176,7 +179,8 @@ describe.runIf(await hasChromium())('console forms in Chromium', () => {
     await expect.poll(() => rows.count(), W).toBe(3);
   });
 
-  it('says a rate limit of 0 in words, asks whether the secret was copied, and gives a curl line that works', async () => {
+  it('says a rate limit of 0 in words, asks whether the secret was copied, and gives a curl line that works',
+    async () => {
     await page.getByRole('link', { name: 'API Keys' }).click();
     await page.getByRole('button', { name: 'Add key' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Add API key' });
@@ -192,7 +196,9 @@ describe.runIf(await hasChromium())('console forms in Chromium', () => {
 
     const shown = page.getByRole('dialog', { name: 'Your new API key' });
     const curl = (await shown.getByTestId('new-curl').textContent())!;
-    expect(curl).toMatch(/^curl -s -H 'Access-Token: wpk_\w+' -H 'Access-Secret: wps_[\w-]+' 'http:\/\/127\.0\.0\.1:\d+\/.+\/bookings\?perpage=5'$/);
+    const curlLine = new RegExp(String.raw`^curl -s -H 'Access-Token: wpk_\w+' -H 'Access-Secret: wps_[\w-]+' `
+      + String.raw`'http:\/\/127\.0\.0\.1:\d+\/.+\/bookings\?perpage=5'$`);
+    expect(curl).toMatch(curlLine);
     // Asynchronously: the server answering it runs in this process.
     const { stdout: out } = await promisify(execFile)('sh', ['-c', curl], { encoding: 'utf8', timeout: 10_000 });
     expect(JSON.parse(out)).toBeInstanceOf(Array); // the bookings list, as pasted into a shell

@@ -27,7 +27,8 @@ export async function startReceiver(): Promise<Receiver> {
       // A 429 asks to be left alone for 2 minutes (a receiver signal the drawer shows).
       const wait = status === 429 ? { 'retry-after': '120' } : {};
       res.writeHead(status, { 'content-type': 'application/json', 'x-receiver': 'console-e2e', ...wait });
-      res.end(JSON.stringify(status === 200 ? { received: true, n: requests.length } : { error: 'receiver is down for maintenance' }));
+      res.end(JSON.stringify(status === 200 ? { received: true, n: requests.length }
+        : { error: 'receiver is down for maintenance' }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

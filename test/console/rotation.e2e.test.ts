@@ -43,7 +43,8 @@ describe.runIf(await hasChromium())('secret rotation in the console, in Chromium
   });
 
   it('rotates with the chosen grace period, shows its end, and regenerate now ends it', async () => {
-    const hook = await createWebhook(wp.core, { name: 'CRM', url: 'https://crm.example.com/in', events: ['booking.created'] });
+    const hook = await createWebhook(wp.core, { name: 'CRM', url: 'https://crm.example.com/in',
+      events: ['booking.created'] });
     await page.goto(`/admin/#/webhooks/${hook.id}`);
     await page.getByRole('heading', { name: 'CRM' }).waitFor();
     expect(await page.getByTestId('previous-secret-expiry').count()).toBe(0);

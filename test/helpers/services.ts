@@ -26,7 +26,8 @@ function report(service: string, available: boolean): boolean {
   if (CI) throw new Error(`${service} is required when CI=true but is not reachable`);
   if (!warned.has(service)) {
     warned.add(service);
-    console.warn(`\n⚠ SKIPPING suites that need ${service}: it is not reachable here (they run, and must pass, under CI=true)\n`);
+    console.warn(
+      `\n⚠ SKIPPING suites that need ${service}: it is not reachable here (they run, and must pass, under CI=true)\n`);
   }
   return false;
 }
@@ -35,9 +36,13 @@ export const hasPostgres = async () => report('PostgreSQL (127.0.0.1:5432)', awa
 export const hasRedis = async () => report('Redis (127.0.0.1:6379)', await portOpen(6379));
 export const hasChromium = async () => report(`Chromium (${CHROMIUM})`, existsSync(CHROMIUM));
 
-/** The WordPress bridge's suites: PHP CLI with mysqli, the mysql client, Debian's WordPress and MariaDB (127.0.0.1:3306). */
+/**
+ * The WordPress bridge's suites: PHP CLI with mysqli, the mysql client, Debian's WordPress and MariaDB
+ * (127.0.0.1:3306).
+ */
 export async function hasWordPress(): Promise<boolean> {
-  const php = spawnSync('php', ['-r', 'echo extension_loaded("mysqli") && extension_loaded("openssl") ? "ok" : "no";'], { encoding: 'utf8' });
+  const php = spawnSync('php', ['-r', 'echo extension_loaded("mysqli") && extension_loaded("openssl") ? "ok" : "no";'],
+    { encoding: 'utf8' });
   const mysql = spawnSync('mysql', ['--version'], { encoding: 'utf8' });
   const missing = [
     php.stdout !== 'ok' && 'PHP CLI with mysqli and openssl',

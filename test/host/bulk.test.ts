@@ -62,13 +62,15 @@ async function snapshot(wp: Waypost): Promise<Record<string, unknown[]>> {
       ? await sql`SELECT * FROM record_counts WHERE total <> 0`.execute(wp.core.db)
       : await sql`SELECT * FROM ${sql.table(table)}`.execute(wp.core.db);
     out[table] = (rows as Array<Record<string, unknown>>)
-      .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' || typeof v === 'number' ? Number(v) : v])))).sort();
+      .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r)
+      .map(([k, v]) => [k, typeof v === 'bigint' || typeof v === 'number' ? Number(v) : v])))).sort();
   }
   if (wp.core.store.dialect === 'sqlite') {
     for (const table of ['bookings', 'customers', 'payments', 'trips']) {
       // The search index answers the same searches.
       for (const term of ['ana', 'fresh', 'douro', 'alentejo', 'stripe', 'later', 'canceled']) {
-        const { rows } = await sql`SELECT rowid AS id FROM ${sql.table(`${table}_fts`)} WHERE search_text MATCH ${`"${term}"`}`
+        const fts = sql.table(`${table}_fts`);
+        const { rows } = await sql`SELECT rowid AS id FROM ${fts} WHERE search_text MATCH ${`"${term}"`}`
           .execute(wp.core.db);
         out[`${table}_fts:${term}`] = (rows as Array<{ id: number }>).map((r) => Number(r.id)).sort();
       }

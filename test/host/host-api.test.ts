@@ -10,7 +10,8 @@ import { apiRoot } from '../../src/config.js';
 const booking = (over: Record<string, unknown> = {}) => ({
   status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '250.00',
   customer: { email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva' },
-  trips: [{ trip_id: 7, title: 'Douro Valley', start_date: '2027-05-01', travellers: 2, line_items: [{ label: 'Adult', quantity: 2, price: '625.00', total: '1250.00' }] }],
+  trips: [{ trip_id: 7, title: 'Douro Valley', start_date: '2027-05-01', travellers: 2,
+    line_items: [{ label: 'Adult', quantity: 2, price: '625.00', total: '1250.00' }] }],
   engine_version: '6.8.0', cart_version: '4.1', ...over,
 });
 
@@ -27,49 +28,63 @@ describe.each(DIALECTS)('Host API on %s', (dialect) => {
     const res = await app.inject({ method: 'PUT', url: '/host/v1/bookings/1', payload: booking() });
     expect(res.statusCode).toBe(401);
     expect(res.json().code).toBe('missing_host_token');
-    const wrong = await app.inject({ method: 'PUT', url: '/host/v1/bookings/1', headers: { authorization: 'Bearer nope' }, payload: booking() });
+    const wrong = await app.inject({ method: 'PUT', url: '/host/v1/bookings/1',
+      headers: { authorization: 'Bearer nope' }, payload: booking() });
     expect(wrong.json().code).toBe('invalid_host_token');
   });
 
   it('creates a booking with its embedded customer, then a repeated PUT changes nothing', async () => {
-    const first = await app.inject({ method: 'PUT', url: '/host/v1/bookings/101', headers: HOST_AUTH, payload: booking() });
+    const first = await app.inject({ method: 'PUT', url: '/host/v1/bookings/101', headers: HOST_AUTH,
+      payload: booking() });
     expect(first.statusCode).toBe(201);
     const rec = first.json().record;
-    expect(rec).toMatchObject({ id: 101, total_amount: '1250.00', due_amount: '1000.00', data_complete: true, payment_ids: [] });
+    expect(rec).toMatchObject({ id: 101, total_amount: '1250.00', due_amount: '1000.00', data_complete: true,
+      payment_ids: [] });
     expect(rec.customer).toMatchObject({ id: ASSIGNED_ID_MIN, email: 'ana@example.com' });
-    const again = await app.inject({ method: 'PUT', url: '/host/v1/bookings/101', headers: HOST_AUTH, payload: booking() });
+    const again = await app.inject({ method: 'PUT', url: '/host/v1/bookings/101', headers: HOST_AUTH,
+      payload: booking() });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toMatchObject({ created: false, changed: false });
     expect(again.json().record.updated_at).toBe(rec.updated_at);
-    const changed = await app.inject({ method: 'PUT', url: '/host/v1/bookings/101', headers: HOST_AUTH, payload: booking({ status: 'completed' }) });
+    const changed = await app.inject({ method: 'PUT', url: '/host/v1/bookings/101', headers: HOST_AUTH,
+      payload: booking({ status: 'completed' }) });
     expect(changed.json()).toMatchObject({ created: false, changed: true, record: { status: 'completed' } });
   });
 
   it('rejects an invalid body with 400 naming the field, and writes nothing', async () => {
-    const res = await app.inject({ method: 'PUT', url: '/host/v1/bookings/5', headers: HOST_AUTH, payload: booking({ total_amount: 'lots' }) });
+    const res = await app.inject({ method: 'PUT', url: '/host/v1/bookings/5', headers: HOST_AUTH,
+      payload: booking({ total_amount: 'lots' }) });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toContain('application/problem+json');
     expect(res.json()).toMatchObject({ status: 400, field: 'total_amount' });
     expect(res.json().detail).toContain('total_amount');
-    const unknown = await app.inject({ method: 'PUT', url: '/host/v1/bookings/5', headers: HOST_AUTH, payload: booking({ colour: 'red' }) });
+    const unknown = await app.inject({ method: 'PUT', url: '/host/v1/bookings/5', headers: HOST_AUTH,
+      payload: booking({ colour: 'red' }) });
     expect(unknown.json()).toMatchObject({ status: 400, field: 'colour' });
-    const count = await wp.core.db.selectFrom('bookings').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const count = await wp.core.db.selectFrom('bookings').select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
-    const customers = await wp.core.db.selectFrom('customers').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const customers = await wp.core.db.selectFrom('customers').select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(customers.n)).toBe(0);
   });
 
   it('refuses a NUL character in any text field with 400 naming it (PostgreSQL cannot store it)', async () => {
-    const res = await app.inject({ method: 'PUT', url: '/host/v1/trips/3', headers: HOST_AUTH, payload: { title: 'Douro', destinations: ['Porto', 'Re\u0000gua'] } });
+    const res = await app.inject({ method: 'PUT', url: '/host/v1/trips/3', headers: HOST_AUTH,
+      payload: { title: 'Douro', destinations: ['Porto', 'Re\u0000gua'] } });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'invalid_field', field: 'destinations.1' });
-    expect((await app.inject({ method: 'PUT', url: '/host/v1/trips/3', headers: HOST_AUTH, payload: { title: 'Douro' } })).statusCode).toBe(201);
+    expect((await app.inject({ method: 'PUT', url: '/host/v1/trips/3', headers: HOST_AUTH,
+      payload: { title: 'Douro' } })).statusCode).toBe(201);
   });
 
   it('answers 400 for a bad id, 404 for an unknown resource, and malformed JSON', async () => {
-    expect((await app.inject({ method: 'PUT', url: '/host/v1/bookings/abc', headers: HOST_AUTH, payload: booking() })).statusCode).toBe(400);
-    expect((await app.inject({ method: 'PUT', url: '/host/v1/widgets/1', headers: HOST_AUTH, payload: {} })).statusCode).toBe(404);
-    const bad = await app.inject({ method: 'PUT', url: '/host/v1/trips/1', headers: { ...HOST_AUTH, 'content-type': 'application/json' }, payload: '{"title":' });
+    expect((await app.inject({ method: 'PUT', url: '/host/v1/bookings/abc', headers: HOST_AUTH, payload: booking() }))
+      .statusCode).toBe(400);
+    expect((await app.inject({ method: 'PUT', url: '/host/v1/widgets/1', headers: HOST_AUTH, payload: {} })).statusCode)
+      .toBe(404);
+    const bad = await app.inject({ method: 'PUT', url: '/host/v1/trips/1',
+      headers: { ...HOST_AUTH, 'content-type': 'application/json' }, payload: '{"title":' });
     expect(bad.statusCode).toBe(400);
   });
 
@@ -81,12 +96,14 @@ describe.each(DIALECTS)('Host API on %s', (dialect) => {
 
   it('links payments to their booking and deletes records', async () => {
     await wp.put('bookings', 20, booking());
-    await wp.put('payments', 1, { booking_id: 20, status: 'completed', amount: '250.00', currency: 'EUR', gateway: 'stripe' });
+    await wp.put('payments', 1, { booking_id: 20, status: 'completed', amount: '250.00', currency: 'EUR',
+      gateway: 'stripe' });
     const { record } = await wp.put('bookings', 20, booking({ status: 'completed' }));
     expect(record.payment_ids).toEqual([1]);
     const del = await app.inject({ method: 'DELETE', url: '/host/v1/payments/1', headers: HOST_AUTH });
     expect(del.statusCode).toBe(204);
-    expect((await app.inject({ method: 'DELETE', url: '/host/v1/payments/1', headers: HOST_AUTH })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'DELETE', url: '/host/v1/payments/1', headers: HOST_AUTH })).statusCode)
+      .toBe(404);
   });
   it('takes every status of the product, and stores its other spellings as the one the API shows', async () => {
     const put = (url: string, payload: object) => app.inject({ method: 'PUT', url, headers: HOST_AUTH, payload });
@@ -141,16 +158,20 @@ describe.each(DIALECTS)('Host API on %s', (dialect) => {
   /** GET from the public REST API, as a client of it would. */
   async function apiGet(path: string): Promise<any> {
     const key = await createApiKey(wp.core, { label: 'reader', permissions: [...PERMISSIONS] });
-    const res = await app.inject({ url: `${apiRoot(wp.config)}${path}`, headers: { 'access-token': key.key, 'access-secret': key.secret } });
+    const res = await app.inject({ url: `${apiRoot(wp.config)}${path}`,
+      headers: { 'access-token': key.key, 'access-secret': key.secret } });
     expect(res.statusCode, path).toBe(200);
     return res.json();
   }
-  const putJson = (url: string, payload: unknown) => app.inject({ method: 'PUT', url, headers: HOST_AUTH, payload: payload as object });
+  const putJson = (url: string, payload: unknown) => app.inject({ method: 'PUT', url, headers: HOST_AUTH,
+    payload: payload as object });
 
-  it('takes back what the API shows: the id (the path\'s) and the read-only fields are accepted and ignored', async () => {
+  it('takes back what the API shows: the id (the path\'s) and the read-only fields are accepted and ignored',
+    async () => {
     await wp.put('trips', 7, { title: 'Douro Valley Walk' });
     await wp.put('customers', 3, { email: 'bo@example.com', first_name: 'Bo', last_name: 'Ek' });
-    await wp.put('bookings', 20, booking({ customer: { id: 3, email: 'bo@example.com', first_name: 'Bo', last_name: 'Ek' } }));
+    await wp.put('bookings', 20,
+      booking({ customer: { id: 3, email: 'bo@example.com', first_name: 'Bo', last_name: 'Ek' } }));
     await wp.put('bookings', 21, booking({ cart_version: '3.0' }));
     await wp.put('payments', 5, { booking_id: 20, status: 'completed', amount: '250.00', currency: 'EUR' });
     for (const path of ['/trips/7', '/customers/3', '/bookings/20', '/bookings/21', '/payments/5']) {
@@ -163,8 +184,10 @@ describe.each(DIALECTS)('Host API on %s', (dialect) => {
     // Read-only fields are ignored, not obeyed: the derived lists stay what they are.
     const shown = await apiGet('/bookings/20');
     expect(shown.payment_ids).toEqual([5]);
-    const edited = await putJson('/host/v1/bookings/20', { ...shown, status: 'completed', payment_ids: [], data_complete: false });
-    expect(edited.json()).toMatchObject({ changed: true, record: { status: 'completed', payment_ids: [5], data_complete: true } });
+    const edited = await putJson('/host/v1/bookings/20', { ...shown, status: 'completed', payment_ids: [],
+      data_complete: false });
+    expect(edited.json())
+      .toMatchObject({ changed: true, record: { status: 'completed', payment_ids: [5], data_complete: true } });
     // The id as the path writes it (digits) is the same id.
     expect((await putJson('/host/v1/trips/7', { title: 'Douro Valley Walk', id: '7' })).statusCode).toBe(200);
   });
@@ -178,18 +201,22 @@ describe.each(DIALECTS)('Host API on %s', (dialect) => {
     }
     expect(await wp.core.db.selectFrom('trips').select('id').execute()).toEqual([]);
     // Still unknown fields are refused, as before.
-    expect((await putJson('/host/v1/trips/7', { title: 'Douro', booking_ids: [] })).json()).toMatchObject({ status: 400, field: 'booking_ids' });
+    expect((await putJson('/host/v1/trips/7', { title: 'Douro', booking_ids: [] })).json())
+      .toMatchObject({ status: 400, field: 'booking_ids' });
   });
 
   it('shows a booking\'s embedded customer without names with the names of the customer it links to', async () => {
     await wp.put('customers', 3, { email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva' });
     await wp.put('bookings', 10, booking({ customer: { id: 3, email: 'ana@example.com' } }));
-    await wp.put('bookings', 11, booking({ customer: { id: 3, email: 'ana@example.com', first_name: 'Ana Maria', last_name: null } }));
-    expect((await apiGet('/bookings/10')).customer).toEqual({ id: 3, email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva', phone: null });
+    await wp.put('bookings', 11,
+      booking({ customer: { id: 3, email: 'ana@example.com', first_name: 'Ana Maria', last_name: null } }));
+    expect((await apiGet('/bookings/10')).customer)
+      .toEqual({ id: 3, email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva', phone: null });
     // The booking's own names win; only a missing one is filled in.
     expect((await apiGet('/bookings/11')).customer).toMatchObject({ first_name: 'Ana Maria', last_name: 'Silva' });
     const list = await apiGet('/bookings?customer_id=3');
-    expect(list.map((b: any) => [b.id, b.customer.first_name, b.customer.last_name])).toEqual([[11, 'Ana Maria', 'Silva'], [10, 'Ana', 'Silva']]);
+    expect(list.map((b: any) => [b.id, b.customer.first_name, b.customer.last_name]))
+      .toEqual([[11, 'Ana Maria', 'Silva'], [10, 'Ana', 'Silva']]);
     // A later change of the customer shows at once (the bookings' cached answers are dropped).
     await wp.put('customers', 3, { email: 'ana@example.com', first_name: 'Ana', last_name: 'Costa' });
     expect((await apiGet('/bookings/10')).customer).toMatchObject({ first_name: 'Ana', last_name: 'Costa' });

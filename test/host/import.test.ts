@@ -14,22 +14,32 @@ import { EVENT_TYPES } from '../../src/webhooks/catalog.js';
 const booking = (over: Record<string, unknown> = {}) => ({
   status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '250.00',
   customer: { id: 3, email: 'ana@example.com', first_name: 'Ana' },
-  trips: [{ trip_id: 7, title: 'Douro Valley Wine Trail', start_date: '2027-05-01', travellers: 2, line_items: [{ label: 'Adult', quantity: 2, price: '625.00', total: '1250.00' }] }],
+  trips: [{ trip_id: 7, title: 'Douro Valley Wine Trail', start_date: '2027-05-01', travellers: 2,
+    line_items: [{ label: 'Adult', quantity: 2, price: '625.00', total: '1250.00' }] }],
   engine_version: '6.8.0', cart_version: '4.1', ...over,
 });
 
 /** One good line of every type, with bad lines in between (line numbers noted). */
 const MIXED = [
-  JSON.stringify({ type: 'trip', id: 7, data: { title: 'Douro Valley Wine Trail', price: { amount: '1290.00', currency: 'EUR' }, destinations: ['Portugal'] } }),
-  JSON.stringify({ type: 'customer', data: { id: 3, email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva' } }), // id inside data
+  JSON.stringify({ type: 'trip', id: 7, data: { title: 'Douro Valley Wine Trail',
+    price: { amount: '1290.00', currency: 'EUR' }, destinations: ['Portugal'] } }),
+  // id inside data
+  JSON.stringify({ type: 'customer', data: { id: 3, email: 'ana@example.com', first_name: 'Ana',
+    last_name: 'Silva' } }),
   JSON.stringify({ type: 'booking', id: 101, data: booking() }),
   JSON.stringify({ type: 'booking', id: 102, data: booking({ total_amount: 'lots' }) }), // line 4: invalid record
   '{"type":"payment","id":', // line 5: bad JSON
   '', // line 6: blank, ignored
   JSON.stringify({ type: 'widget', id: 1, data: {} }), // line 7: unknown type
-  JSON.stringify({ type: 'payment', data: { booking_id: 101, status: 'completed', amount: '250.00', currency: 'EUR' } }), // line 8: no id
-  JSON.stringify({ type: 'payments', id: 501, data: { booking_id: 101, status: 'completed', amount: '250.00', currency: 'EUR', gateway: 'stripe' } }), // plural type
-  JSON.stringify({ type: 'enquiry', id: '12', data: { full_name: 'Bo Berg', email: 'bo@example.com', trip: { id: 7 } } }), // id as a digit string
+  // line 8: no id
+  JSON.stringify({ type: 'payment', data: { booking_id: 101, status: 'completed', amount: '250.00',
+    currency: 'EUR' } }),
+  // plural type
+  JSON.stringify({ type: 'payments', id: 501, data: { booking_id: 101, status: 'completed', amount: '250.00',
+    currency: 'EUR', gateway: 'stripe' } }),
+  // id as a digit string
+  JSON.stringify({ type: 'enquiry', id: '12', data: { full_name: 'Bo Berg', email: 'bo@example.com',
+    trip: { id: 7 } } }),
   JSON.stringify({ type: 'review', id: 4, data: { trip_id: 7, author_name: 'Bo', rating: 5, content: 'Wonderful' } }),
 ].join('\n');
 
@@ -39,16 +49,20 @@ function tempFile(name: string, content: string): string {
   return path;
 }
 
-const count = async (wp: Waypost, table: 'trips' | 'customers' | 'bookings' | 'payments' | 'enquiries' | 'reviews' | 'events' | 'deliveries') =>
+const count = async (wp: Waypost,
+  table: 'trips' | 'customers' | 'bookings' | 'payments' | 'enquiries' | 'reviews' | 'events' | 'deliveries') =>
   Number((await wp.core.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 const tripLines = (from: number, to: number) =>
-  Array.from({ length: to - from + 1 }, (_, i) => JSON.stringify({ type: 'trip', id: from + i, data: { title: `Trip ${from + i}` } })).join('\n');
+  Array.from({ length: to - from + 1 },
+    (_, i) => JSON.stringify({ type: 'trip', id: from + i, data: { title: `Trip ${from + i}` } })).join('\n');
 
 describe('parseImportLine', () => {
   it('takes the id from the top level or from data.id, and accepts singular or plural types', () => {
-    expect(parseImportLine('{"type":"trips","id":5,"data":{"title":"A"}}')).toMatchObject({ resource: 'trips', id: 5, input: { title: 'A' } });
-    expect(parseImportLine('{"type":"trip","data":{"id":6,"title":"A"}}')).toMatchObject({ resource: 'trips', id: 6, input: { title: 'A' } });
+    expect(parseImportLine('{"type":"trips","id":5,"data":{"title":"A"}}'))
+      .toMatchObject({ resource: 'trips', id: 5, input: { title: 'A' } });
+    expect(parseImportLine('{"type":"trip","data":{"id":6,"title":"A"}}'))
+      .toMatchObject({ resource: 'trips', id: 6, input: { title: 'A' } });
     expect(parseImportLine('{"type":"trip","data":{"id":6,"title":"A"}}').input).not.toHaveProperty('id');
   });
 
@@ -62,13 +76,17 @@ describe('parseImportLine', () => {
   });
 
   it('names the offending field', () => {
-    expect(() => parseImportLine('{"type":"trip","id":5,"data":{"id":6,"title":"A"}}')).toThrow('data.id 6 does not match id 5');
-    expect(() => parseImportLine('{"type":"trip","id":0,"data":{"title":"A"}}')).toThrow('id must be a positive integer');
-    expect(() => parseImportLine('{"type":"trip","id":5,"data":{"title":"A"},"extra":1}')).toThrow('extra is not a known field');
+    expect(() => parseImportLine('{"type":"trip","id":5,"data":{"id":6,"title":"A"}}'))
+      .toThrow('data.id 6 does not match id 5');
+    expect(() => parseImportLine('{"type":"trip","id":0,"data":{"title":"A"}}'))
+      .toThrow('id must be a positive integer');
+    expect(() => parseImportLine('{"type":"trip","id":5,"data":{"title":"A"},"extra":1}'))
+      .toThrow('extra is not a known field');
     expect(() => parseImportLine('{"id":5,"data":{"title":"A"}}')).toThrow('type is required');
     expect(() => parseImportLine('{"type":"trip","id":5,"data":[]}')).toThrow('data must be a JSON object');
     expect(() => parseImportLine('{"type":"trip","id":5,"data":{}}')).toThrow('data.title is required');
-    expect(() => parseImportLine('{"type":"review","id":5,"data":{"trip_id":1,"author_name":"A","rating":9}}')).toThrow('data.rating must be <= 5');
+    expect(() => parseImportLine('{"type":"review","id":5,"data":{"trip_id":1,"author_name":"A","rating":9}}'))
+      .toThrow('data.rating must be <= 5');
     expect(() => parseImportLine('{"type":"trip","id":5,"data":{"title":"A\\u0000"}}')).toThrow('NUL');
   });
 });
@@ -85,9 +103,11 @@ describe.each(DIALECTS)('bulk import on %s', (dialect) => {
   afterEach(async () => wp.close());
 
   it('imports all six types, reports bad lines by number and skips them, and fires nothing', async () => {
-    await createWebhook(wp.core, { name: 'all events', url: 'http://127.0.0.1:9/hook', events: EVENT_TYPES.map((e) => e.type) });
+    await createWebhook(wp.core, { name: 'all events', url: 'http://127.0.0.1:9/hook',
+      events: EVENT_TYPES.map((e) => e.type) });
     const bad: Array<[number, string]> = [];
-    const summary = await importFile(wp.core, tempFile('mixed.ndjson', MIXED), { onBadLine: (line, message) => bad.push([line, message]) });
+    const summary = await importFile(wp.core, tempFile('mixed.ndjson', MIXED),
+      { onBadLine: (line, message) => bad.push([line, message]) });
 
     expect(bad.map(([line]) => line)).toEqual([4, 5, 7, 8]);
     expect(bad[0][1]).toContain('data.total_amount');
@@ -97,9 +117,13 @@ describe.each(DIALECTS)('bulk import on %s', (dialect) => {
     expect(summary).toMatchObject({ lines: 11, created: 6, changed: 0, unchanged: 0, skipped: 4, resumedAfter: 0 });
     expect(summary.errors).toEqual(bad.map(([line, message]) => ({ line, message })));
 
-    for (const table of ['trips', 'customers', 'bookings', 'payments', 'enquiries', 'reviews'] as const) expect(await count(wp, table)).toBe(1);
-    const stored = await wp.core.db.selectFrom('bookings').select('data').where('id', '=', 101).executeTakeFirstOrThrow();
-    expect(JSON.parse(stored.data)).toMatchObject({ customer: { id: 3, email: 'ana@example.com' }, total_amount: '1250.00', data_complete: true });
+    for (const table of ['trips', 'customers', 'bookings', 'payments', 'enquiries', 'reviews'] as const) {
+      expect(await count(wp, table)).toBe(1);
+    }
+    const stored = await wp.core.db.selectFrom('bookings').select('data').where('id', '=', 101)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(stored.data))
+      .toMatchObject({ customer: { id: 3, email: 'ana@example.com' }, total_amount: '1250.00', data_complete: true });
     expect(await wp.core.db.selectFrom('enquiries').select('id').executeTakeFirstOrThrow()).toEqual({ id: 12 });
 
     expect(seen).toEqual([]);
@@ -150,10 +174,14 @@ describe.each(DIALECTS)('bulk import on %s', (dialect) => {
   });
 
   it('writes each batch in one transaction: a failing batch leaves nothing of itself and can be resumed', async () => {
-    const path = tempFile('batches.ndjson', [tripLines(1, 3), tripLines(4, 5), JSON.stringify({ type: 'review', id: 1, data: { trip_id: 1, author_name: 'A', rating: 5 } })].join('\n'));
+    const path = tempFile('batches.ndjson',
+      [tripLines(1, 3), tripLines(4, 5),
+      JSON.stringify({ type: 'review', id: 1, data: { trip_id: 1, author_name: 'A', rating: 5 } })].join('\n'));
     await sql`DROP TABLE reviews`.execute(wp.core.db); // makes the second batch (lines 4-6) fail in the database
-    await expect(importFile(wp.core, path, { batchSize: 3 })).rejects.toThrow(/lines 4–6 could not be written .* continue from line 4/);
-    expect((await wp.core.db.selectFrom('trips').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual([1, 2, 3]);
+    await expect(importFile(wp.core, path, { batchSize: 3 }))
+      .rejects.toThrow(/lines 4–6 could not be written .* continue from line 4/);
+    expect((await wp.core.db.selectFrom('trips').select('id').orderBy('id').execute()).map((r) => r.id))
+      .toEqual([1, 2, 3]);
     const row = await wp.core.db.selectFrom('import_progress').select('line').executeTakeFirstOrThrow();
     expect(Number(row.line)).toBe(3);
   });
@@ -173,6 +201,8 @@ describe.each(DIALECTS)('bulk import on %s', (dialect) => {
   });
 
   it('refuses a missing file with a clear message', async () => {
-    await expect(importFile(wp.core, '/nonexistent/dir/data.ndjson')).rejects.toMatchObject({ status: 400, code: 'import_file_unreadable', message: expect.stringContaining('ENOENT') });
+    await expect(importFile(wp.core, '/nonexistent/dir/data.ndjson'))
+      .rejects.toMatchObject({ status: 400, code: 'import_file_unreadable',
+      message: expect.stringContaining('ENOENT') });
   });
 });

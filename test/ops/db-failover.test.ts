@@ -145,7 +145,8 @@ describe.runIf(hasPg)('database connection drops (PostgreSQL)', () => {
     for (const n of killed.slice(1)) expect.soft(n, 'processes connected at the later kills').toBeGreaterThan(0);
 
     // The workers LISTEN again by themselves (reconnected after the drops).
-    expect.soft(await until('the workers to LISTEN again', listening, 10_000).then(() => true, () => false), 'LISTEN again')
+    expect.soft(await until('the workers to LISTEN again', listening, 10_000).then(() => true, () => false),
+      'LISTEN again')
       .toBe(true);
 
     // Requests after the drops succeed on fresh connections, on every API process.

@@ -9,8 +9,12 @@ import { createApiKey, PERMISSIONS } from '../../src/api/keys.js';
 /** A pino destination that keeps every line, so a test can read exactly what would reach the log. */
 function logSink() {
   const lines: string[] = [];
-  const stream = new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
-  return { stream, text: () => lines.join('\n'), entries: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+  const stream = new Writable({ write(chunk, _enc, cb) {
+    lines.push(...String(chunk).split('\n').filter(Boolean));
+    cb();
+  } });
+  const entries = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { stream, text: () => lines.join('\n'), entries };
 }
 
 describe.each(DIALECTS)('health and readiness on %s', (dialect) => {
@@ -34,13 +38,15 @@ describe.each(DIALECTS)('health and readiness on %s', (dialect) => {
 describe('readiness without a database', () => {
   it('GET /readyz answers 503 problem+json while /healthz still answers (the process is alive)', async () => {
     // Port 1 on loopback refuses connections: a database that is down.
-    const wp = await createWaypost({ env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test', WAYPOST_HOST_TOKEN: 'test-host-token' }, migrate: false, logger: createLogger('silent') });
+    const wp = await createWaypost({ env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test',
+      WAYPOST_HOST_TOKEN: 'test-host-token' }, migrate: false, logger: createLogger('silent') });
     try {
       const app = await wp.app();
       const res = await app.inject('/readyz');
       expect(res.statusCode).toBe(503);
       expect(res.headers['content-type']).toContain('application/problem+json');
-      expect(res.json()).toMatchObject({ status: 503, code: 'not_ready', detail: expect.stringContaining('database unreachable') });
+      expect(res.json())
+        .toMatchObject({ status: 503, code: 'not_ready', detail: expect.stringContaining('database unreachable') });
       expect((await app.inject('/healthz')).statusCode).toBe(200);
     } finally {
       await wp.close();
@@ -67,7 +73,8 @@ describe('metrics', () => {
 describe('logs never contain credentials', () => {
   it('redacts API keys and secrets sent in the query string or headers, and the host token', async () => {
     const sink = logSink();
-    const wp = await testWaypost({ logger: createLogger('trace', sink.stream), config: { port: 0, host: '127.0.0.1' } });
+    const wp = await testWaypost({ logger: createLogger('trace', sink.stream),
+      config: { port: 0, host: '127.0.0.1' } });
     try {
       const { url } = await wp.serve('api');
       const key = await createApiKey(wp.core, { label: 'log test', permissions: PERMISSIONS });
@@ -76,9 +83,12 @@ describe('logs never contain credentials', () => {
       expect(withQuery.status).toBe(200);
       const wrongSecret = await fetch(`${api}/test?accesstoken=${key.key}&accesssecret=wps_wrong-secret-value`);
       expect(wrongSecret.status).toBe(401);
-      const withHeaders = await fetch(`${api}/trips`, { headers: { 'access-token': key.key, 'access-secret': key.secret } });
+      const withHeaders = await fetch(`${api}/trips`,
+        { headers: { 'access-token': key.key, 'access-secret': key.secret } });
       expect(withHeaders.status).toBe(200);
-      const hostWrite = await fetch(`${url}/host/v1/trips/1`, { method: 'PUT', headers: { ...HOST_AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Douro Valley Wine Trail' }) });
+      const hostWrite = await fetch(`${url}/host/v1/trips/1`,
+        { method: 'PUT', headers: { ...HOST_AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Douro Valley Wine Trail' }) });
       expect(hostWrite.status).toBe(201);
       await wp.close();
 

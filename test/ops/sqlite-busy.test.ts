@@ -15,7 +15,8 @@ describe('a SQLite write lock held elsewhere', () => {
     const other = new SqliteDatabase(wp.config.databaseUrl.slice('sqlite:'.length));
     other.exec('BEGIN IMMEDIATE');
     try {
-      const busy = await app.inject({ method: 'PUT', url: '/host/v1/trips/1', headers: HOST_AUTH, payload: { title: 'T' } });
+      const busy = await app.inject({ method: 'PUT', url: '/host/v1/trips/1', headers: HOST_AUTH,
+        payload: { title: 'T' } });
       expect(busy.statusCode).toBe(503);
       expect(busy.json()).toMatchObject({ code: 'database_unavailable', status: 503 });
       expect(busy.headers['retry-after']).toBe('1');
@@ -23,7 +24,8 @@ describe('a SQLite write lock held elsewhere', () => {
       other.exec('ROLLBACK');
       other.close();
     }
-    const ok = await app.inject({ method: 'PUT', url: '/host/v1/trips/1', headers: HOST_AUTH, payload: { title: 'T' } });
+    const ok = await app.inject({ method: 'PUT', url: '/host/v1/trips/1', headers: HOST_AUTH,
+      payload: { title: 'T' } });
     expect(ok.statusCode).toBe(201);
   }, 20_000);
 });

@@ -1,6 +1,6 @@
 // The layout rules (docs/ARCHITECTURE.md): the folders of src/ import one another as a DAG (src/store/tables.ts's
-// type-only imports of the capabilities' tables.ts are the one exception), no source file in src/, web/src/ or
-// bench/ is over 300 lines or has a line over 120 characters, and only src/store/ and the delivery queue ask which
+// type-only imports of the capabilities' tables.ts are the one exception), no source file in src/, web/src/, bench/
+// or test/ is over 300 lines or has a line over 120 characters, and only src/store/ and the delivery queue ask which
 // database they run on.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -57,6 +57,12 @@ function cycles(graph: Map<string, Set<string>>): string[] {
   return found;
 }
 
+/**
+ * Test files still over the limits. console.e2e.test.ts (408 lines, each test building on the state the one before
+ * left: the admin signed in, the webhooks and keys it made) is to be split by topic with a shared world.
+ */
+const TOO_LONG_FOR_NOW = ['test/console/console.e2e.test.ts'];
+
 /** `file: N lines` for a file over 300 lines, `file:line: N characters` for a line over 120. */
 function tooLong(paths: string[]): string[] {
   return paths.flatMap((file) => {
@@ -99,11 +105,13 @@ describe('layout', () => {
     expect([...graph.get('alerts')!].filter((to) => to !== 'store')).toEqual([]);
   });
 
-  it('keeps every file in src/, web/src/ and bench/ under 300 lines of at most 120 characters', () => {
-    // bench/bridge.ts (613 lines with its WordPress PHP inline) is still to be split, so it is left out for now.
-    const bench = files(join(ROOT, 'bench')).filter((file) => file !== join(ROOT, 'bench/bridge.ts'));
-    const sources = [...files(SRC), ...files(join(ROOT, 'web/src'), /\.tsx?$/), ...bench];
-    expect(tooLong(sources)).toEqual([]);
+  it('keeps every file in src/, web/src/, bench/ and test/ under 300 lines of at most 120 characters', () => {
+    const sources = [...files(SRC), ...files(join(ROOT, 'web/src'), /\.tsx?$/), ...files(join(ROOT, 'bench')),
+      ...files(join(ROOT, 'test'), /\.tsx?$/)];
+    const over = tooLong(sources);
+    expect(over.filter((line) => !TOO_LONG_FOR_NOW.some((file) => line.startsWith(`${file}:`)))).toEqual([]);
+    // An exception that no longer applies is dropped from the list, so that it cannot hide a new long line.
+    expect(TOO_LONG_FOR_NOW.filter((file) => !over.some((line) => line.startsWith(`${file}:`)))).toEqual([]);
   });
 
   it('asks which database it runs on only in src/store/ and src/webhooks/delivery/queue/', () => {

@@ -18,7 +18,8 @@ describe.each(DIALECTS)('delivery log search on %s', (dialect) => {
 
   it('shows the record of each delivery and searches by delivery, event and record id', async () => {
     const hook = (await s.app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: s.auth,
-      payload: { name: 'CRM', url: s.receiver.url, events: ['booking.created', 'booking.updated', 'booking.payment.completed'] } })).json();
+      payload: { name: 'CRM', url: s.receiver.url, events: ['booking.created', 'booking.updated',
+        'booking.payment.completed'] } })).json();
     await s.wp.put('bookings', 1042, booking());
     await s.wp.put('bookings', 1043, booking());
     await s.wp.put('bookings', 1042, booking({ status: 'cancelled' }));
@@ -34,11 +35,14 @@ describe.each(DIALECTS)('delivery log search on %s', (dialect) => {
     const record = (await get('/deliveries?record_id=1042')).body;
     expect(record.total).toBe(3); // both resources with id 1042
     const bookingOnly = (await get('/deliveries?resource=bookings&record_id=1042')).body;
-    expect(bookingOnly.items.map((d: { event_type: string }) => d.event_type)).toEqual(['booking.updated', 'booking.created']);
-    expect((await get(`/deliveries?record_id=1042&webhook_id=${hook.id}&status=pending&perpage=1`)).body).toMatchObject({ total: 3, perpage: 1 });
+    expect(bookingOnly.items.map((d: { event_type: string }) => d.event_type))
+      .toEqual(['booking.updated', 'booking.created']);
+    expect((await get(`/deliveries?record_id=1042&webhook_id=${hook.id}&status=pending&perpage=1`)).body)
+      .toMatchObject({ total: 3, perpage: 1 });
     expect((await get('/deliveries?delivery_id=dlv_none')).body.total).toBe(0);
 
-    for (const [query, parameter] of [['record_id=abc', 'record_id'], ['record_id=0', 'record_id'], ['resource=rooms&record_id=1', 'resource'],
+    for (const [query, parameter] of [['record_id=abc', 'record_id'], ['record_id=0', 'record_id'],
+      ['resource=rooms&record_id=1', 'resource'],
       ['resource=bookings', 'record_id'], [`event_id=${'x'.repeat(101)}`, 'event_id']]) {
       const res = await get(`/deliveries?${query}`);
       expect(res.status, query).toBe(400);
@@ -47,7 +51,8 @@ describe.each(DIALECTS)('delivery log search on %s', (dialect) => {
   });
 
   it('keeps a deleted webhook in the list the log can be filtered by', async () => {
-    const make = async (name: string) => (await s.app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: s.auth,
+    const make = async (name: string) => (await s.app.inject({ method: 'POST', url: '/admin/api/webhooks',
+      headers: s.auth,
       payload: { name, url: s.receiver.url, events: ['booking.created'] } })).json();
     const gone = await make('Old CRM');
     const kept = await make('Accounting');
@@ -57,6 +62,7 @@ describe.each(DIALECTS)('delivery log search on %s', (dialect) => {
     expect((await get('/deliveries/webhooks')).body.webhooks).toEqual([
       { id: kept.id, name: 'Accounting', deleted: false }, { id: gone.id, name: 'Old CRM', deleted: true },
     ]);
-    expect((await get(`/deliveries?webhook_id=${gone.id}`)).body.items[0]).toMatchObject({ webhook_name: 'Old CRM', status: 'cancelled' });
+    expect((await get(`/deliveries?webhook_id=${gone.id}`)).body.items[0])
+      .toMatchObject({ webhook_name: 'Old CRM', status: 'cancelled' });
   });
 });

@@ -62,7 +62,8 @@ describe('SSRF guard at save time', () => {
   });
 
   it('accepts public addresses, warning about plain http://', async () => {
-    expect(await checkTargetUrl('https://93.184.215.14/hooks/waypost', strict)).toEqual({ url: 'https://93.184.215.14/hooks/waypost', warning: null });
+    expect(await checkTargetUrl('https://93.184.215.14/hooks/waypost', strict))
+      .toEqual({ url: 'https://93.184.215.14/hooks/waypost', warning: null });
     const plain = await checkTargetUrl('http://[2606:4700:4700::1111]:8080/in', strict);
     expect(plain.warning).toMatch(/https:\/\/ is recommended/);
   });
@@ -163,8 +164,10 @@ describe('SSRF guard at connect time', () => {
   beforeAll(async () => { receiver = await startReceiver(); });
   afterAll(async () => receiver.close());
 
-  it('refuses a hostname that resolves to a private address when connecting (DNS rebinding), and sends nothing', async () => {
-    const res = await sendWebhook(strict, `http://localhost:${receiver.port}/hook`, { 'content-type': 'application/json' }, '{}');
+  it('refuses a hostname that resolves to a private address when connecting (DNS rebinding), and sends nothing',
+    async () => {
+    const res = await sendWebhook(strict, `http://localhost:${receiver.port}/hook`,
+      { 'content-type': 'application/json' }, '{}');
     expect(res.status).toBeNull();
     expect(res.error).toMatch(/private address/);
     expect(receiver.requests).toHaveLength(0);

@@ -28,7 +28,8 @@ function startWorkerProcess(databaseUrl: string): ChildProcess {
   });
 }
 
-const exited = (p: ChildProcess) => new Promise<void>((resolve) => (p.exitCode !== null || p.signalCode !== null ? resolve() : p.once('exit', () => resolve())));
+const exited = (p: ChildProcess) => new Promise<void>((resolve) => (p.exitCode !== null || p.signalCode !== null
+  ? resolve() : p.once('exit', () => resolve())));
 
 describe.each(DIALECTS)('crash safety on %s', (dialect) => {
   let wp: Waypost | null = null;
@@ -40,10 +41,12 @@ describe.each(DIALECTS)('crash safety on %s', (dialect) => {
     await receiver?.close();
   });
 
-  it('loses no delivery when the worker is killed with SIGKILL mid-burst and restarted', { timeout: 90_000 }, async () => {
+  it('loses no delivery when the worker is killed with SIGKILL mid-burst and restarted', { timeout: 90_000 },
+    async () => {
     const databaseUrl = await freshDatabaseUrl(dialect);
     // The host side: writes events; its own process runs no worker.
-    wp = await createWaypost({ env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl }, logger: createLogger('silent') });
+    wp = await createWaypost({ env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl },
+      logger: createLogger('silent') });
     receiver = await startReceiver((_req, res) => { setTimeout(() => res.writeHead(200).end('ok'), 15); });
     const hook = await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
 
@@ -67,7 +70,8 @@ describe.each(DIALECTS)('crash safety on %s', (dialect) => {
     await exited(first);
     const atKill = receiver.requests.length;
     // The killed worker held claims it never finished: they must come back.
-    const orphaned = await wp.core.db.selectFrom('deliveries').select('id').where('status', '=', 'pending').where('lease_owner', 'is not', null).execute();
+    const orphaned = await wp.core.db.selectFrom('deliveries').select('id').where('status', '=', 'pending')
+      .where('lease_owner', 'is not', null).execute();
     expect(orphaned.length).toBeGreaterThan(0);
     expect(written).toBeLessThan(EVENTS); // killed mid-burst
 
@@ -78,7 +82,8 @@ describe.each(DIALECTS)('crash safety on %s', (dialect) => {
     const deadline = Date.now() + 60_000;
     let unfinished = EVENTS;
     while (Date.now() < deadline) {
-      const row = await wp.core.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '!=', 'succeeded').executeTakeFirstOrThrow();
+      const row = await wp.core.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '!=', 'succeeded').executeTakeFirstOrThrow();
       unfinished = Number(row.n);
       if (unfinished === 0) break;
       await new Promise((r) => setTimeout(r, 200));

@@ -60,7 +60,8 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
     await wp.put('enquiries', 3, enquiry);
     const d = await onlyDelivery();
     const result = await attemptDelivery(wp.core, d.id);
-    expect(result).toMatchObject({ status: 'succeeded', attempt: 1, responseStatus: 200, responseBody: 'ok', error: null });
+    expect(result).toMatchObject({ status: 'succeeded', attempt: 1, responseStatus: 200, responseBody: 'ok',
+      error: null });
     const h = receiver.requests[0].headers;
     expect(h['content-type']).toBe('application/json');
     expect(h['user-agent']).toBe(`Waypost-Hookshot/${wp.config.version}`);
@@ -82,7 +83,8 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(raw, standard)).toThrow();
     // The attempt is logged with the request (signature, never the secret) and the answer.
     const [a] = await attempts();
-    expect(a).toMatchObject({ attempt: 1, success: 1, response_status: 200, response_body: 'ok', request_url: receiver.url });
+    expect(a).toMatchObject({ attempt: 1, success: 1, response_status: 200, response_body: 'ok',
+      request_url: receiver.url });
     expect(a.request_body).toBe(receiver.requests[0].raw.toString('utf8'));
     expect(a.request_headers).not.toContain(hook.secret);
     expect(a.request_headers).not.toContain(hook.secret.slice('whsec_'.length));
@@ -103,13 +105,15 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
     await addWebhook(wp.core, receiver.url);
     await wp.put('enquiries', 3, enquiry);
     const result = await attemptDelivery(wp.core, (await onlyDelivery()).id);
-    expect(result).toMatchObject({ status: 'pending', responseStatus: 201, responseBody: 'created', error: 'HTTP 201: expected 200' });
+    expect(result).toMatchObject({ status: 'pending', responseStatus: 201, responseBody: 'created',
+      error: 'HTTP 201: expected 200' });
     const d = await onlyDelivery();
     expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status: 201, lease_owner: null });
     expect(Number(d.next_attempt_at)).toBeGreaterThanOrEqual(Date.now() + 55_000);
   });
 
-  it('keeps webhook-id (the event id) on every retry and every redelivery: the receiver de-duplicates on it', async () => {
+  it('keeps webhook-id (the event id) on every retry and every redelivery: the receiver de-duplicates on it',
+    async () => {
     await setup();
     receiver.respond = status(500, 'busy');
     const hook = await addWebhook(wp.core, receiver.url);
@@ -220,11 +224,13 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
     const b = await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
     await wp.put('enquiries', 3, enquiry);
     await wp.core.db.updateTable('webhooks').set({ active: 0 }).where('id', '=', a.id).execute();
-    await wp.core.db.updateTable('webhooks').set({ deleted_at: new Date().toISOString() }).where('id', '=', b.id).execute();
+    await wp.core.db.updateTable('webhooks').set({ deleted_at: new Date().toISOString() }).where('id', '=', b.id)
+      .execute();
     const w = new DeliveryWorker(wp.core);
     await w.drain();
     const rows = await wp.core.db.selectFrom('deliveries').selectAll().execute();
-    expect(rows.map((r) => [r.webhook_id, r.status, r.cancel_reason]).sort()).toEqual([[a.id, 'cancelled', 'webhook disabled'], [b.id, 'cancelled', 'webhook deleted']].sort());
+    expect(rows.map((r) => [r.webhook_id, r.status, r.cancel_reason]).sort())
+      .toEqual([[a.id, 'cancelled', 'webhook disabled'], [b.id, 'cancelled', 'webhook deleted']].sort());
     expect(receiver.requests).toHaveLength(0);
   });
 
@@ -237,7 +243,9 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
     const hook = await wp.core.db.selectFrom('webhooks').selectAll().where('id', '=', a.id).executeTakeFirstOrThrow();
     expect(hook).toMatchObject({ active: 0, disabled_reason: 'Disabled by an admin.' });
     const rows = await wp.core.db.selectFrom('deliveries').selectAll().execute();
-    expect(rows.map((r) => [r.status, r.cancel_reason])).toEqual([['cancelled', 'webhook disabled: Disabled by an admin.'], ['cancelled', 'webhook disabled: Disabled by an admin.']]);
+    expect(rows.map((r) => [r.status, r.cancel_reason]))
+      .toEqual([['cancelled', 'webhook disabled: Disabled by an admin.'],
+      ['cancelled', 'webhook disabled: Disabled by an admin.']]);
   });
 
   it('respects the per-webhook concurrency limit', async () => {
@@ -260,7 +268,8 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
 
   it('an explicit attempt on a delivery a worker holds waits for that attempt instead of sending twice', async () => {
     await setup();
-    receiver.respond = async (_req, res) => { await new Promise((r) => setTimeout(r, 300)); res.writeHead(200).end('late ok'); };
+    receiver.respond = async (_req, res) => { await new Promise((r) => setTimeout(r, 300)); res.writeHead(200)
+      .end('late ok'); };
     await addWebhook(wp.core, receiver.url);
     await wp.put('enquiries', 3, enquiry);
     const d = await onlyDelivery();

@@ -21,15 +21,18 @@ describe.each(DIALECTS)('events from host writes on %s', (dialect) => {
   const types = async () => (await events()).map((e) => e.type);
   const deliveries = async () => wp.core.db.selectFrom('deliveries').selectAll().orderBy('id').execute();
 
-  it('a new booking fires booking.created and customer.created for its new embedded customer, with API-shaped data', async () => {
+  it('a new booking fires booking.created and customer.created for its new embedded customer, with API-shaped data',
+    async () => {
     await addWebhook(wp.core, 'http://127.0.0.1:9/hook');
-    const res = await (await wp.app()).inject({ method: 'PUT', url: '/host/v1/bookings/101', headers: HOST_AUTH, payload: booking() });
+    const res = await (await wp.app())
+      .inject({ method: 'PUT', url: '/host/v1/bookings/101', headers: HOST_AUTH, payload: booking() });
     expect(res.statusCode).toBe(201);
     const rows = await events();
     expect(rows.map((e) => e.type).sort()).toEqual(['booking.created', 'customer.created']);
     const created = rows.find((e) => e.type === 'booking.created')!;
     expect(JSON.parse(created.data)).toEqual(res.json().record);
-    expect(JSON.parse(rows.find((e) => e.type === 'customer.created')!.data)).toMatchObject({ id: ASSIGNED_ID_MIN, email: 'ana@example.com' });
+    expect(JSON.parse(rows.find((e) => e.type === 'customer.created')!.data))
+      .toMatchObject({ id: ASSIGNED_ID_MIN, email: 'ana@example.com' });
     const queued = await deliveries();
     expect(queued).toHaveLength(2);
     expect(queued.every((d) => d.status === 'pending' && d.attempts === 0)).toBe(true);
@@ -47,7 +50,8 @@ describe.each(DIALECTS)('events from host writes on %s', (dialect) => {
   });
 
   it('a payment fires booking.payment.completed on the transition to completed, once', async () => {
-    await addWebhook(wp.core, 'http://127.0.0.1:9/hook', { events: ['booking.payment.completed', 'booking.due.payment.completed'] });
+    await addWebhook(wp.core, 'http://127.0.0.1:9/hook',
+      { events: ['booking.payment.completed', 'booking.due.payment.completed'] });
     await wp.put('bookings', 101, booking());
     await wp.put('payments', 5, payment());
     expect(await types()).toEqual([]);
@@ -133,7 +137,8 @@ describe.each(DIALECTS)('events from host writes on %s', (dialect) => {
     await addWebhook(wp.core, 'http://127.0.0.1:9/c', { active: false });
     await addWebhook(wp.core, 'http://127.0.0.1:9/d', { events: ['review.created'] });
     const deleted = await addWebhook(wp.core, 'http://127.0.0.1:9/e');
-    await wp.core.db.updateTable('webhooks').set({ deleted_at: new Date().toISOString() }).where('id', '=', deleted.id).execute();
+    await wp.core.db.updateTable('webhooks').set({ deleted_at: new Date().toISOString() }).where('id', '=', deleted.id)
+      .execute();
     await wp.put('enquiries', 1, { full_name: 'Cy', email: 'cy@example.com' });
     const rows = await deliveries();
     expect(rows.map((d) => d.webhook_id).sort()).toEqual([a.id, b.id].sort());
@@ -148,7 +153,8 @@ describe.each(DIALECTS)('events from host writes on %s', (dialect) => {
     await wp.put('bookings', 50, booking({ engine_version: '6.2.0', customer: null }));
     await wp.put('bookings', 50, booking({ engine_version: '6.2.0', customer: null, status: 'completed' }));
     expect(await types()).toEqual([]);
-    await putMany(wp.core, [{ resource: 'bookings', id: 51, input: booking({ customer: null }) as never }], { events: false });
+    await putMany(wp.core, [{ resource: 'bookings', id: 51, input: booking({ customer: null }) as never }],
+      { events: false });
     expect(await types()).toEqual([]);
     await wp.put('bookings', 52, booking({ customer: null }));
     expect(await types()).toEqual(['booking.created']);

@@ -42,7 +42,8 @@ export const fakeClock = (start = Date.parse('2027-03-01T09:00:00Z')): FakeClock
 export const booking = (over: Record<string, unknown> = {}) => ({
   status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '250.00',
   customer: { email: 'ana@example.com', first_name: 'Ana', last_name: 'Silva' },
-  trips: [{ trip_id: 7, title: 'Douro Valley', start_date: '2027-05-01', travellers: 2, line_items: [{ label: 'Adult', quantity: 2, price: '625.00', total: '1250.00' }] }],
+  trips: [{ trip_id: 7, title: 'Douro Valley', start_date: '2027-05-01', travellers: 2,
+    line_items: [{ label: 'Adult', quantity: 2, price: '625.00', total: '1250.00' }] }],
   engine_version: '6.8.0', cart_version: '4.1', ...over,
 });
 
@@ -95,5 +96,6 @@ export function mailText(raw: string): string {
 function decodeWords(s: string): string {
   return s.replace(/=\?UTF-8\?([QB])\?([^?]*)\?=\s*/gi, (_m, enc: string, text: string) => enc.toUpperCase() === 'B'
     ? Buffer.from(text, 'base64').toString('utf8')
-    : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'));
+    : Buffer.from(text.replace(/_/g, ' ')
+    .replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'));
 }

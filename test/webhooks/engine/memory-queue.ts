@@ -19,7 +19,8 @@ export class MemoryQueue implements DeliveryQueue {
   addWebhook(id: string, active = 1, maxPerSecond: number | null = null): WebhookRow {
     const row: WebhookRow = {
       id, name: id, url: `http://receiver.test/${id}`, events: '["enquiry.created"]', secret: 'whsec_test',
-      previous_secret: null, previous_secret_expires_at: null, active, disabled_reason: null, created_at: '', updated_at: '', deleted_at: null,
+      previous_secret: null, previous_secret_expires_at: null, active, disabled_reason: null, created_at: '',
+      updated_at: '', deleted_at: null,
       max_per_second: maxPerSecond,
     };
     this.webhooks.set(id, row);
@@ -66,7 +67,8 @@ export class MemoryQueue implements DeliveryQueue {
     const out = new Map<string, LoadedDelivery>();
     for (const id of ids) {
       const d = this.deliveries.get(id);
-      if (d) out.set(id, { delivery: { ...d }, webhook: this.webhooks.get(d.webhook_id), event: this.events.get(d.event_id) });
+      if (d) out.set(id, { delivery: { ...d }, webhook: this.webhooks.get(d.webhook_id),
+        event: this.events.get(d.event_id) });
     }
     return out;
   }

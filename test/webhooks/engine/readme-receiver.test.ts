@@ -42,10 +42,13 @@ describe('README receiver example (Node, plain crypto)', () => {
     const hook = await addWebhook(wp.core, url, { events: ['enquiry.created'] });
     const file = join(mkdtempSync(join(tmpdir(), 'waypost-readme-')), 'receiver.mjs');
     writeFileSync(file, readmeExample('node-receiver'));
-    child = spawn(process.execPath, [file], { env: { ...process.env, WAYPOST_WEBHOOK_SECRET: hook.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawn(process.execPath, [file],
+      { env: { ...process.env, WAYPOST_WEBHOOK_SECRET: hook.secret, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'inherit'] });
     const output: string[] = [];
     child.stdout!.on('data', (c: Buffer) => output.push(c.toString()));
-    await expect.poll(async () => request(url, { method: 'POST', body: '{}' }).then((r) => r.statusCode, () => 0), { timeout: 10_000 }).toBe(401);
+    await expect.poll(async () => request(url, { method: 'POST', body: '{}' }).then((r) => r.statusCode, () => 0),
+      { timeout: 10_000 }).toBe(401);
 
     await wp.put('enquiries', 42, { full_name: 'Cy Young', email: 'cy@example.com' });
     await new DeliveryWorker(wp.core).drain();
@@ -56,7 +59,8 @@ describe('README receiver example (Node, plain crypto)', () => {
     // Replaying the logged request with a changed body fails verification.
     const attempt = await wp.core.db.selectFrom('delivery_attempts').selectAll().executeTakeFirstOrThrow();
     const headers = JSON.parse(attempt.request_headers) as Record<string, string>;
-    const forged = await request(url, { method: 'POST', headers, body: attempt.request_body.replace('"id":42', '"id":43') });
+    const forged = await request(url,
+      { method: 'POST', headers, body: attempt.request_body.replace('"id":42', '"id":43') });
     expect(forged.statusCode).toBe(401);
     const replayed = await request(url, { method: 'POST', headers, body: attempt.request_body });
     expect(replayed.statusCode).toBe(200);

@@ -45,7 +45,9 @@ export async function startReceiver(respond: Responder = ok): Promise<Receiver> 
           return false;
         };
         if (check()) return;
-        const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${n} requests within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${requests.length} of ${n} requests within ${timeoutMs} ms`)),
+          timeoutMs);
         const waiter = () => {
           if (!check()) return false;
           clearTimeout(timer);
@@ -64,7 +66,8 @@ export async function startReceiver(respond: Responder = ok): Promise<Receiver> 
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw: Buffer.concat(chunks), at: Date.now() };
+      const r: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers,
+        raw: Buffer.concat(chunks), at: Date.now() };
       requests.push(r);
       for (const w of [...waiters]) w();
       void Promise.resolve(receiver.respond(r, res)).catch(() => res.destroy());

@@ -22,7 +22,8 @@ describe.each(DIALECTS)('retry schedule and failure alerts on %s', (dialect) => 
     receiver = await startReceiver(status(500, 'database down'));
     smtp = await startSmtp();
     clock = fakeClock();
-    wp = await testWaypost({ dialect, clock, config: { smtpUrl: smtp.url, alertEmail: 'owner@example.com', baseUrl: 'https://waypost.example.com' } });
+    wp = await testWaypost({ dialect, clock, config: { smtpUrl: smtp.url, alertEmail: 'owner@example.com',
+      baseUrl: 'https://waypost.example.com' } });
   });
   afterEach(async () => {
     await wp.close();
@@ -30,7 +31,8 @@ describe.each(DIALECTS)('retry schedule and failure alerts on %s', (dialect) => 
     await smtp.close();
   });
 
-  it('retries after 1, 5, 15 and 30 minutes, e-mails warnings after attempts 3 and 4, then disables the webhook', async () => {
+  it('retries after 1, 5, 15 and 30 minutes, e-mails warnings after attempts 3 and 4, then disables the webhook',
+    async () => {
     const hook = await addWebhook(wp.core, receiver.url, { name: 'Orders to CRM', events: ['enquiry.created'] });
     await wp.put('enquiries', 1, enquiry);
     const worker = new DeliveryWorker(wp.core);
@@ -45,20 +47,25 @@ describe.each(DIALECTS)('retry schedule and failure alerts on %s', (dialect) => 
       expect(receiver.requests, `attempt ${attempt} must not start before ${delay} ms`).toHaveLength(attempt - 1);
       clock.advance(1);
       await worker.drain();
-      expect(receiver.requests, `attempt ${attempt} starts ${delay} ms after the previous failure`).toHaveLength(attempt);
+      expect(receiver.requests, `attempt ${attempt} starts ${delay} ms after the previous failure`)
+        .toHaveLength(attempt);
       const h = receiver.requests[attempt - 1].headers;
       expect(h['x-waypost-attempt']).toBe(String(attempt));
       expect(h['x-waypost-delivery']).toBe(delivery.id);
-      expect(smtp.mails.length, `e-mails after attempt ${attempt}`).toBe(attempt === 3 ? 1 : attempt === 4 ? 2 : attempt === 5 ? 3 : 0);
+      expect(smtp.mails.length, `e-mails after attempt ${attempt}`).toBe(attempt === 3 ? 1 : attempt === 4 ? 2
+        : attempt === 5 ? 3 : 0);
     }
 
-    const final = await wp.core.db.selectFrom('deliveries').selectAll().where('id', '=', delivery.id).executeTakeFirstOrThrow();
+    const final = await wp.core.db.selectFrom('deliveries').selectAll().where('id', '=', delivery.id)
+      .executeTakeFirstOrThrow();
     expect(final).toMatchObject({ status: 'failed', attempts: 5, next_attempt_at: null, last_status: 500 });
-    const attempts = await wp.core.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', delivery.id).orderBy('attempt').execute();
+    const attempts = await wp.core.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', delivery.id)
+      .orderBy('attempt').execute();
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
     expect(attempts.every((a) => a.response_body === 'database down' && a.success === 0)).toBe(true);
 
-    const webhook = await wp.core.db.selectFrom('webhooks').selectAll().where('id', '=', hook.id).executeTakeFirstOrThrow();
+    const webhook = await wp.core.db.selectFrom('webhooks').selectAll().where('id', '=', hook.id)
+      .executeTakeFirstOrThrow();
     expect(webhook.active).toBe(0);
     expect(webhook.disabled_reason).toContain('5 consecutive failed attempts');
 
@@ -102,7 +109,8 @@ describe.each(DIALECTS)('retry schedule and failure alerts on %s', (dialect) => 
     await worker.drain();
     clock.advance(30 * MINUTE);
     await worker.drain();
-    const rows = await wp.core.db.selectFrom('deliveries').selectAll().where('webhook_id', '=', hook.id).orderBy('id').execute();
+    const rows = await wp.core.db.selectFrom('deliveries').selectAll().where('webhook_id', '=', hook.id).orderBy('id')
+      .execute();
     expect(rows[0]).toMatchObject({ status: 'failed', attempts: 5 });
     expect(rows[1].status).toBe('cancelled');
     expect(rows[1].cancel_reason).toMatch(/^webhook disabled: 5 consecutive failed attempts/);
@@ -130,13 +138,16 @@ describe.each(DIALECTS)('retry schedule and failure alerts on %s', (dialect) => 
 });
 
 describe.each(DIALECTS)('a webhook secret that cannot be opened on %s', (dialect) => {
-  it('records a failed attempt that names WAYPOST_SECRET_KEY, sends nothing, and follows the retry schedule', async () => {
+  it('records a failed attempt that names WAYPOST_SECRET_KEY, sends nothing, and follows the retry schedule',
+    async () => {
     const receiver = await startReceiver(status(200, 'ok'));
     const clock = fakeClock();
     // Saved under one master key, delivered by a process started with another.
     const wp = await testWaypost({ dialect, clock, config: { secretKey: 'the-other-master-key-0001' } });
     try {
-      await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], secret: sealSecret({ secretKey: 'the-original-master-key-01' }, generateSecret()) });
+      await addWebhook(wp.core, receiver.url,
+        { events: ['enquiry.created'], secret: sealSecret({ secretKey: 'the-original-master-key-01' },
+        generateSecret()) });
       await wp.put('enquiries', 1, enquiry);
       await new DeliveryWorker(wp.core).drain();
       expect(receiver.requests).toHaveLength(0);

@@ -24,7 +24,8 @@ describe.each(DIALECTS)('delivery worker on %s', (dialect) => {
     receiver = await startReceiver((_req, res) => { setTimeout(() => res.writeHead(200).end(), 2); });
     const databaseUrl = await freshDatabaseUrl(dialect);
     const open = async () => {
-      const wp = await createWaypost({ env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl, deliveryConcurrency: 8 }, logger: createLogger('silent') });
+      const wp = await createWaypost({ env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' },
+        config: { databaseUrl, deliveryConcurrency: 8 }, logger: createLogger('silent') });
       opened.push(wp);
       return wp;
     };
@@ -68,7 +69,8 @@ describe.each(DIALECTS)('delivery worker on %s', (dialect) => {
     // The next worker picks it up at once.
     receiver.respond = (_req, res) => { res.writeHead(200).end(); };
     await new DeliveryWorker(wp.core).drain();
-    expect((await wp.core.db.selectFrom('deliveries').select('status').executeTakeFirstOrThrow()).status).toBe('succeeded');
+    expect((await wp.core.db.selectFrom('deliveries').select('status').executeTakeFirstOrThrow()).status)
+      .toBe('succeeded');
   });
 
   it('a crashed worker\'s claim is retried once its lease expires, not before', async () => {
@@ -96,13 +98,15 @@ describe.each(DIALECTS)('delivery worker on %s', (dialect) => {
     await wp.put('enquiries', 1, enquiry);
     await wp.core.db.updateTable('webhooks').set({ active: 0 }).execute();
     await wp.core.db.transaction().execute(async (trx) => {
-      const eventId = await recordEvent(trx, wp.core, { type: 'enquiry.created', resource: 'enquiries', recordId: 99, data: { id: 99 }, test: true });
+      const eventId = await recordEvent(trx, wp.core, { type: 'enquiry.created', resource: 'enquiries', recordId: 99,
+        data: { id: 99 }, test: true });
       await queueDelivery(trx, wp.core, { webhookId: hook.id, eventId, eventType: 'enquiry.created' });
     });
     await new DeliveryWorker(wp.core).drain();
     expect(receiver.requests).toHaveLength(1);
     expect(JSON.parse(receiver.requests[0].raw.toString()).data).toEqual({ id: 99 });
-    const statuses = await wp.core.db.selectFrom('deliveries').innerJoin('events', 'events.id', 'deliveries.event_id').select(['events.test', 'deliveries.status']).orderBy('events.test').execute();
+    const statuses = await wp.core.db.selectFrom('deliveries').innerJoin('events', 'events.id', 'deliveries.event_id')
+      .select(['events.test', 'deliveries.status']).orderBy('events.test').execute();
     expect(statuses.map((r) => [Number(r.test), r.status])).toEqual([[0, 'cancelled'], [1, 'succeeded']]);
   });
 });
@@ -111,7 +115,8 @@ describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
   it('a slow webhook with a backlog does not hold up another webhook\'s deliveries', async () => {
     const slow = await startReceiver(() => {}); // never answers: every attempt waits for the timeout
     const fast = await startReceiver();
-    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 4, perWebhookConcurrency: 2, deliveryTimeoutMs: 5_000, pollMs: 50 } });
+    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 4, perWebhookConcurrency: 2,
+      deliveryTimeoutMs: 5_000, pollMs: 50 } });
     const worker = new DeliveryWorker(wp.core).start();
     try {
       await addWebhook(wp.core, slow.url, { events: ['enquiry.created'] });
@@ -131,13 +136,17 @@ describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
     }
   });
 
-  it('a backlog that waits in memory past its lease is not queued twice by the same worker (each delivery sent once)', async () => {
+  it('a backlog that waits in memory past its lease is not queued twice by the same worker (each delivery sent once)',
+    async () => {
     // Answers take 100 to 250 ms and two run at a time, so the last of the 30 deliveries the first claim took wait in
     // memory longer than the 2 s lease (which outlasts the 500 ms timeout, as it must); the poll's claims (every
     // 20 ms) then find them due again, while their webhook can be claimed for.
     let n = 0;
-    const receiver = await startReceiver((_req, res) => { setTimeout(() => res.writeHead(200).end(), 100 + 50 * (n++ % 4)); });
-    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 8, perWebhookConcurrency: 2, leaseMs: 2_000, deliveryTimeoutMs: 500, pollMs: 20 } });
+    const receiver = await startReceiver((_req, res) => {
+      setTimeout(() => res.writeHead(200).end(), 100 + 50 * (n++ % 4));
+    });
+    const wp = await testWaypost({ dialect, config: { deliveryConcurrency: 8, perWebhookConcurrency: 2, leaseMs: 2_000,
+      deliveryTimeoutMs: 500, pollMs: 20 } });
     try {
       await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
       for (let i = 1; i <= 30; i++) await wp.put('enquiries', i, enquiry);
@@ -156,11 +165,15 @@ describe.each(DIALECTS)('fairness between webhooks on %s', (dialect) => {
     }
   });
 
-  it("another process's delivery for a second webhook is picked up by the poll while the first webhook's backlog waits", async () => {
+  it("another process's delivery for a second webhook is picked up by the poll while the first webhook's backlog waits",
+    async () => {
     const slow = await startReceiver(() => {});
     const fast = await startReceiver();
     const databaseUrl = await freshDatabaseUrl(dialect);
-    const open = (config: Record<string, number> = {}) => createWaypost({ env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl, ...config }, logger: createLogger('silent') });
+    const open = (config: Record<string, number> = {}) => createWaypost({
+      env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl, ...config },
+      logger: createLogger('silent'),
+    });
     const wp = await open({ deliveryConcurrency: 4, perWebhookConcurrency: 2, deliveryTimeoutMs: 5_000, pollMs: 50 });
     const other = await open(); // its writes reach the worker only through the database (no in-process wake-up)
     const worker = new DeliveryWorker(wp.core).start();

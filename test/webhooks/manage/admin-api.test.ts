@@ -5,7 +5,8 @@ import { testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
 import { adminHeaders, closeAdminSuite, openAdminSuite, seedDelivery, type Receiver } from './fixtures.js';
 
-const hook = (over: Record<string, unknown> = {}) => ({ name: 'Bookings to CRM', url: 'https://crm.example.com/hooks', events: ['booking.created', 'booking.updated'], ...over });
+const hook = (over: Record<string, unknown> = {}) => ({ name: 'Bookings to CRM', url: 'https://crm.example.com/hooks',
+  events: ['booking.created', 'booking.updated'], ...over });
 
 describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
   let wp: Waypost;
@@ -17,7 +18,8 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
   afterEach(async () => closeAdminSuite({ wp, receiver }));
 
   const create = async (over: Record<string, unknown> = {}) => {
-    const res = await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth, payload: hook({ url: receiver.url, ...over }) });
+    const res = await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth,
+      payload: hook({ url: receiver.url, ...over }) });
     expect(res.statusCode).toBe(201);
     return res.json();
   };
@@ -26,7 +28,8 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
     const none = await app.inject({ method: 'GET', url: '/admin/api/webhooks' });
     expect(none.statusCode).toBe(401);
     expect(none.headers['content-type']).toContain('application/problem+json');
-    const wrong = await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: { authorization: 'Bearer wpa_wrong' }, payload: hook() });
+    const wrong = await app.inject({ method: 'POST', url: '/admin/api/webhooks',
+      headers: { authorization: 'Bearer wpa_wrong' }, payload: hook() });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json().code).toBe('invalid_admin_token');
     expect(await wp.core.db.selectFrom('webhooks').selectAll().execute()).toHaveLength(0);
@@ -35,14 +38,18 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
   it('lists the 7 event types with labels for the console', async () => {
     const res = await app.inject({ method: 'GET', url: '/admin/api/events', headers: auth });
     const types = res.json() as Array<{ type: string; label: string; description: string }>;
-    expect(types.map((t) => t.type)).toEqual(['booking.created', 'booking.updated', 'booking.payment.completed', 'booking.due.payment.completed', 'customer.created', 'enquiry.created', 'review.created']);
+    expect(types.map((t) => t.type))
+      .toEqual(['booking.created', 'booking.updated', 'booking.payment.completed', 'booking.due.payment.completed',
+      'customer.created', 'enquiry.created', 'review.created']);
     expect(types.find((t) => t.type === 'enquiry.created')?.label).toBe('Enquiry Created');
     expect(types.every((t) => t.description.length > 10)).toBe(true);
   });
 
   it('creates a webhook with a generated secret shown on creation only, and warns about http://', async () => {
     const created = await create();
-    expect(created).toMatchObject({ name: 'Bookings to CRM', url: receiver.url, events: ['booking.created', 'booking.updated'], active: true, disabled_reason: null, last_delivery: null });
+    expect(created)
+      .toMatchObject({ name: 'Bookings to CRM', url: receiver.url, events: ['booking.created', 'booking.updated'],
+      active: true, disabled_reason: null, last_delivery: null });
     expect(created.id).toMatch(/^wh_/);
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(32);
@@ -80,7 +87,8 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(res.json().field, JSON.stringify(over)).toBe(field);
     }
-    const missing = await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth, payload: { name: 'x', events: ['booking.created'] } });
+    const missing = await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth,
+      payload: { name: 'x', events: ['booking.created'] } });
     expect(missing.json()).toMatchObject({ status: 400, field: 'url' });
     expect(await wp.core.db.selectFrom('webhooks').selectAll().execute()).toHaveLength(0);
   });
@@ -90,14 +98,18 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
     try {
       const sApp = await strict.app();
       const sAuth = await adminHeaders(strict);
-      for (const url of ['http://127.0.0.1:8080/x', 'http://169.254.169.254/latest/meta-data', 'https://10.1.2.3/hook', 'http://[::1]/x']) {
-        const res = await sApp.inject({ method: 'POST', url: '/admin/api/webhooks', headers: sAuth, payload: hook({ url }) });
+      for (const url of ['http://127.0.0.1:8080/x', 'http://169.254.169.254/latest/meta-data', 'https://10.1.2.3/hook',
+        'http://[::1]/x']) {
+        const res = await sApp.inject({ method: 'POST', url: '/admin/api/webhooks', headers: sAuth,
+          payload: hook({ url }) });
         expect(res.statusCode, url).toBe(400);
         expect(res.json(), url).toMatchObject({ code: 'private_target', field: 'url' });
       }
-      const ok = await sApp.inject({ method: 'POST', url: '/admin/api/webhooks', headers: sAuth, payload: hook({ url: 'https://93.184.215.14/hook' }) });
+      const ok = await sApp.inject({ method: 'POST', url: '/admin/api/webhooks', headers: sAuth,
+        payload: hook({ url: 'https://93.184.215.14/hook' }) });
       expect(ok.statusCode).toBe(201);
-      const patched = await sApp.inject({ method: 'PATCH', url: `/admin/api/webhooks/${ok.json().id}`, headers: sAuth, payload: { url: 'http://192.168.1.5/' } });
+      const patched = await sApp.inject({ method: 'PATCH', url: `/admin/api/webhooks/${ok.json().id}`, headers: sAuth,
+        payload: { url: 'http://192.168.1.5/' } });
       expect(patched.json()).toMatchObject({ status: 400, code: 'private_target', field: 'url' });
     } finally {
       await strict.close();
@@ -106,60 +118,79 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
 
   it('reveals and rotates the secret; the old one is gone after rotation', async () => {
     const created = await create();
-    const revealed = await app.inject({ method: 'GET', url: `/admin/api/webhooks/${created.id}/secret`, headers: auth });
+    const revealed = await app.inject({ method: 'GET', url: `/admin/api/webhooks/${created.id}/secret`,
+      headers: auth });
     expect(revealed.json()).toEqual({ secret: created.secret });
     expect(revealed.headers['cache-control']).toBe('no-store');
-    const rotated = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/secret/rotate`, headers: auth });
+    const rotated = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/secret/rotate`,
+      headers: auth });
     expect(rotated.statusCode).toBe(200);
     expect(rotated.json().secret).toMatch(/^whsec_/);
     expect(rotated.json().secret).not.toBe(created.secret);
     const again = await app.inject({ method: 'GET', url: `/admin/api/webhooks/${created.id}/secret`, headers: auth });
     expect(again.json().secret).toBe(rotated.json().secret);
-    expect((await app.inject({ method: 'GET', url: '/admin/api/webhooks/wh_nope/secret', headers: auth })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: '/admin/api/webhooks/wh_nope/secret', headers: auth })).statusCode)
+      .toBe(404);
   });
 
   it('updates name, URL and events without losing the delivery history', async () => {
     const created = await create();
     const { deliveryId } = await seedDelivery(wp, created.id, 'booking.created', 'succeeded');
-    const res = await app.inject({ method: 'PATCH', url: `/admin/api/webhooks/${created.id}`, headers: auth, payload: { name: 'Renamed', events: ['enquiry.created', 'booking.created', 'enquiry.created'], url: 'https://example.org/in' } });
+    const res = await app.inject({ method: 'PATCH', url: `/admin/api/webhooks/${created.id}`, headers: auth,
+      payload: { name: 'Renamed', events: ['enquiry.created', 'booking.created', 'enquiry.created'],
+      url: 'https://example.org/in' } });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id: created.id, name: 'Renamed', url: 'https://example.org/in', events: ['booking.created', 'enquiry.created'], active: true, warning: null });
+    expect(res.json())
+      .toMatchObject({ id: created.id, name: 'Renamed', url: 'https://example.org/in',
+      events: ['booking.created', 'enquiry.created'], active: true, warning: null });
     expect(res.json().last_delivery).toMatchObject({ id: deliveryId, status: 'succeeded', last_status: 200 });
-    const log = await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${created.id}`, headers: auth });
+    const log = await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${created.id}`,
+      headers: auth });
     expect(log.json().items.map((d: { id: string }) => d.id)).toEqual([deliveryId]);
     expect(log.json().items[0].webhook_name).toBe('Renamed');
-    const bad = await app.inject({ method: 'PATCH', url: `/admin/api/webhooks/${created.id}`, headers: auth, payload: { events: [] } });
+    const bad = await app.inject({ method: 'PATCH', url: `/admin/api/webhooks/${created.id}`, headers: auth,
+      payload: { events: [] } });
     expect(bad.json()).toMatchObject({ status: 400, field: 'events' });
-    expect((await app.inject({ method: 'PATCH', url: '/admin/api/webhooks/wh_missing', headers: auth, payload: { name: 'x' } })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'PATCH', url: '/admin/api/webhooks/wh_missing', headers: auth,
+      payload: { name: 'x' } })).statusCode).toBe(404);
   });
 
-  it('disabling cancels pending deliveries with a reason; enabling clears the reason and keeps the history', async () => {
+  it('disabling cancels pending deliveries with a reason; enabling clears the reason and keeps the history',
+    async () => {
     const created = await create();
     const done = await seedDelivery(wp, created.id, 'booking.created', 'succeeded');
     const pending = await seedDelivery(wp, created.id, 'booking.updated');
 
-    const disabled = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/disable`, headers: auth });
+    const disabled = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/disable`,
+      headers: auth });
     expect(disabled.json()).toMatchObject({ active: false });
     expect(disabled.json().disabled_reason).toMatch(/admin/i);
-    const cancelled = await app.inject({ method: 'GET', url: `/admin/api/deliveries/${pending.deliveryId}`, headers: auth });
+    const cancelled = await app.inject({ method: 'GET', url: `/admin/api/deliveries/${pending.deliveryId}`,
+      headers: auth });
     expect(cancelled.json()).toMatchObject({ status: 'cancelled', next_attempt_at: null });
     expect(cancelled.json().cancel_reason).toMatch(/disabled/i);
 
-    const enabled = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/enable`, headers: auth });
+    const enabled = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/enable`,
+      headers: auth });
     expect(enabled.json()).toMatchObject({ active: true, disabled_reason: null });
-    const log = await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${created.id}`, headers: auth });
-    expect(log.json().items.map((d: { id: string; status: string }) => [d.id, d.status])).toEqual([[pending.deliveryId, 'cancelled'], [done.deliveryId, 'succeeded']]);
+    const log = await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${created.id}`,
+      headers: auth });
+    expect(log.json().items.map((d: { id: string; status: string }) => [d.id, d.status]))
+      .toEqual([[pending.deliveryId, 'cancelled'], [done.deliveryId, 'succeeded']]);
 
     // PATCH active:false/true is the same as the action endpoints.
-    const viaPatch = await app.inject({ method: 'PATCH', url: `/admin/api/webhooks/${created.id}`, headers: { ...auth, 'content-type': 'application/json' }, payload: { active: false } });
+    const viaPatch = await app.inject({ method: 'PATCH', url: `/admin/api/webhooks/${created.id}`,
+      headers: { ...auth, 'content-type': 'application/json' }, payload: { active: false } });
     expect(viaPatch.json()).toMatchObject({ active: false });
   });
 
   it('accepts action requests that send Content-Type: application/json with an empty body', async () => {
     const created = await create();
-    const res = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/disable`, headers: { ...auth, 'content-type': 'application/json' }, body: '' });
+    const res = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/disable`,
+      headers: { ...auth, 'content-type': 'application/json' }, body: '' });
     expect(res.statusCode).toBe(200);
-    const broken = await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":' });
+    const broken = await app.inject({ method: 'POST', url: '/admin/api/webhooks',
+      headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":' });
     expect(broken.statusCode).toBe(400);
   });
 
@@ -169,16 +200,20 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
     const pending = await seedDelivery(wp, created.id, 'booking.created');
     const del = await app.inject({ method: 'DELETE', url: `/admin/api/webhooks/${created.id}`, headers: auth });
     expect(del.statusCode).toBe(204);
-    expect((await app.inject({ method: 'GET', url: `/admin/api/webhooks/${created.id}`, headers: auth })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: `/admin/api/webhooks/${created.id}`, headers: auth })).statusCode)
+      .toBe(404);
     expect((await app.inject({ method: 'GET', url: '/admin/api/webhooks', headers: auth })).json()).toEqual([]);
-    expect((await app.inject({ method: 'DELETE', url: `/admin/api/webhooks/${created.id}`, headers: auth })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'DELETE', url: `/admin/api/webhooks/${created.id}`, headers: auth })).statusCode)
+      .toBe(404);
 
-    const log = await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${created.id}`, headers: auth });
+    const log = await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${created.id}`,
+      headers: auth });
     expect(log.json().total).toBe(2);
     const byId = Object.fromEntries(log.json().items.map((d: { id: string }) => [d.id, d]));
     expect(byId[done.deliveryId]).toMatchObject({ status: 'failed', webhook_name: 'Bookings to CRM' });
     expect(byId[pending.deliveryId]).toMatchObject({ status: 'cancelled' });
-    const redo = await app.inject({ method: 'POST', url: `/admin/api/deliveries/${done.deliveryId}/redeliver`, headers: auth });
+    const redo = await app.inject({ method: 'POST', url: `/admin/api/deliveries/${done.deliveryId}/redeliver`,
+      headers: auth });
     expect(redo.statusCode).toBe(409);
     expect(redo.json().code).toBe('webhook_deleted');
   });
@@ -194,29 +229,36 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
     expect(result.duration_ms).toBeGreaterThanOrEqual(0);
     expect(receiver.received).toHaveLength(1);
     const sent = JSON.parse(receiver.received[0].body);
-    expect(sent).toMatchObject({ id: result.event_id, type: 'enquiry.created', data: { full_name: expect.any(String), email: expect.stringContaining('@') } });
+    expect(sent).toMatchObject({ id: result.event_id, type: 'enquiry.created',
+      data: { full_name: expect.any(String), email: expect.stringContaining('@') } });
     expect(receiver.received[0].headers['x-waypost-delivery']).toBe(result.delivery_id);
 
     const log = await app.inject({ method: 'GET', url: `/admin/api/deliveries/${result.delivery_id}`, headers: auth });
-    expect(log.json()).toMatchObject({ status: 'succeeded', test: true, event: { id: result.event_id, type: 'enquiry.created' } });
+    expect(log.json())
+      .toMatchObject({ status: 'succeeded', test: true, event: { id: result.event_id, type: 'enquiry.created' } });
 
     receiver.answer = { status: 503, body: 'maintenance' };
-    const failed = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/test`, headers: auth, payload: { event_type: 'review.created' } });
+    const failed = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/test`, headers: auth,
+      payload: { event_type: 'review.created' } });
     expect(failed.json()).toMatchObject({ success: false, response: { status: 503, body: 'maintenance' } });
     expect(failed.json().error).toContain('503');
     expect(JSON.parse(receiver.received[1].body).type).toBe('review.created');
     // A test is tried once: no retry is scheduled.
-    const detail = await app.inject({ method: 'GET', url: `/admin/api/deliveries/${failed.json().delivery_id}`, headers: auth });
+    const detail = await app.inject({ method: 'GET', url: `/admin/api/deliveries/${failed.json().delivery_id}`,
+      headers: auth });
     expect(detail.json()).toMatchObject({ status: 'failed', next_attempt_at: null, attempt_count: 1 });
-    const bad = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/test`, headers: auth, payload: { event_type: 'nope' } });
+    const bad = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/test`, headers: auth,
+      payload: { event_type: 'nope' } });
     expect(bad.json()).toMatchObject({ status: 400, field: 'event_type' });
   });
 
   it('every event type has a sample whose payload a receiver gets', async () => {
-    const types = (await app.inject({ method: 'GET', url: '/admin/api/events', headers: auth })).json().map((t: { type: string }) => t.type);
+    const types = (await app.inject({ method: 'GET', url: '/admin/api/events', headers: auth })).json()
+      .map((t: { type: string }) => t.type);
     const created = await create({ events: types });
     for (const type of types) {
-      const res = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/test`, headers: auth, payload: { event_type: type } });
+      const res = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/test`, headers: auth,
+        payload: { event_type: type } });
       expect(res.json().success, type).toBe(true);
     }
     expect(receiver.received.map((r) => JSON.parse(r.body).type)).toEqual(types);

@@ -24,21 +24,25 @@ describe('webhooks, deliveries and alerts CLI', { timeout: 180_000 }, () => {
   let secret = '';
 
   it('creates a webhook and prints it with its secret', async () => {
-    const created = await json('webhooks', 'create', '--name', 'CRM sync', '--url', receiver.url, '--events', 'booking.created, enquiry.created');
-    expect(created).toMatchObject({ name: 'CRM sync', url: receiver.url, events: ['booking.created', 'enquiry.created'], active: true });
+    const created = await json('webhooks', 'create', '--name', 'CRM sync', '--url', receiver.url, '--events',
+      'booking.created, enquiry.created');
+    expect(created).toMatchObject({ name: 'CRM sync', url: receiver.url, events: ['booking.created', 'enquiry.created'],
+      active: true });
     expect(created.secret).toMatch(/^whsec_/);
     expect(created.warning).toContain('http://');
     hookId = created.id;
     secret = created.secret;
 
-    const human = await waypost('webhooks', 'create', '--name', 'Paused', '--url', 'https://example.com/in', '--events', 'review.created', '--inactive');
+    const human = await waypost('webhooks', 'create', '--name', 'Paused', '--url', 'https://example.com/in', '--events',
+      'review.created', '--inactive');
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/secret:\s+whsec_/);
     expect(human.stdout).toMatch(/state:\s+disabled/);
   });
 
   it('explains bad input in one line and exits non-zero', async () => {
-    const bad = await waypost('webhooks', 'create', '--name', 'X', '--url', receiver.url, '--events', 'booking.deleted');
+    const bad = await waypost('webhooks', 'create', '--name', 'X', '--url', receiver.url, '--events',
+      'booking.deleted');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toContain('events');
@@ -86,14 +90,17 @@ describe('webhooks, deliveries and alerts CLI', { timeout: 180_000 }, () => {
     receiver.answer = { status: 500, body: 'receiver exploded' };
     const failed = await waypost('webhooks', 'test', hookId, '--event', 'enquiry.created', '--json');
     expect(failed.code).toBe(1);
-    expect(JSON.parse(failed.stdout)).toMatchObject({ success: false, event_type: 'enquiry.created', response: { status: 500, body: 'receiver exploded' } });
+    expect(JSON.parse(failed.stdout))
+      .toMatchObject({ success: false, event_type: 'enquiry.created',
+      response: { status: 500, body: 'receiver exploded' } });
     receiver.answer = { status: 200, body: 'thanks' };
   });
 
   it('lists, shows and redelivers deliveries', async () => {
     const all = await json('deliveries', 'list', '--webhook', hookId);
     expect(all.total).toBe(2);
-    expect(all.items.map((d: { event_type: string; status: string; test: boolean }) => [d.event_type, d.status, d.test])).toEqual([['enquiry.created', 'failed', true], ['booking.created', 'succeeded', true]]);
+    expect(all.items.map((d: { event_type: string; status: string; test: boolean }) => [d.event_type, d.status,
+      d.test])).toEqual([['enquiry.created', 'failed', true], ['booking.created', 'succeeded', true]]);
     const failed = await json('deliveries', 'list', '--status', 'failed');
     expect(failed.items).toHaveLength(1);
     const limited = await json('deliveries', 'list', '--limit', '1');
@@ -144,7 +151,10 @@ describe('webhooks, deliveries and alerts CLI', { timeout: 180_000 }, () => {
     const wp: Waypost = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl } });
     try {
       const hook = (await wp.core.db.selectFrom('webhooks').select('id').executeTakeFirstOrThrow()).id;
-      await wp.core.db.insertInto('alerts').values({ id: 'alt_cli', webhook_id: hook, delivery_id: null, level: 'critical', recipient: 'ops@example.com', subject: 'Webhook disabled after 5 failures', body: '…', status: 'stored', error: null, created_at: new Date().toISOString() }).execute();
+      await wp.core.db.insertInto('alerts')
+        .values({ id: 'alt_cli', webhook_id: hook, delivery_id: null, level: 'critical', recipient: 'ops@example.com',
+        subject: 'Webhook disabled after 5 failures', body: '…', status: 'stored', error: null, created_at: new Date()
+        .toISOString() }).execute();
     } finally {
       await wp.close();
     }

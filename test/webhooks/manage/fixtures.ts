@@ -26,7 +26,8 @@ export interface Receiver {
 }
 
 /** A real HTTP server on a random port that records every request. */
-export async function startReceiver(answer: Receiver['answer'] = { status: 200, body: '{"ok":true}' }): Promise<Receiver> {
+export async function startReceiver(answer: Receiver['answer'] = { status: 200,
+  body: '{"ok":true}' }): Promise<Receiver> {
   const received: Received[] = [];
   const receiver: Receiver = { url: '', received, answer, close: async () => {} };
   const server: Server = createServer((req, res) => {
@@ -67,17 +68,20 @@ export async function closeAdminSuite({ wp, receiver }: Pick<AdminSuite, 'wp' | 
 }
 
 /** Records an event and queues one delivery of it to `webhookId`, as the write path does; optionally finishes it. */
-export async function seedDelivery(wp: Waypost, webhookId: string, type = 'booking.created', status: DeliveryStatus = 'pending'): Promise<{ eventId: string; deliveryId: string }> {
+export async function seedDelivery(wp: Waypost, webhookId: string, type = 'booking.created',
+  status: DeliveryStatus = 'pending'): Promise<{ eventId: string; deliveryId: string }> {
   const { core } = wp;
   const ids = await core.db.transaction().execute(async (trx) => {
-    const eventId = await recordEvent(trx, core, { type, resource: 'bookings', recordId: 1, data: { id: 1, status: 'booked' } });
+    const eventId = await recordEvent(trx, core, { type, resource: 'bookings', recordId: 1,
+      data: { id: 1, status: 'booked' } });
     const deliveryId = await queueDelivery(trx, core, { webhookId, eventId, eventType: type });
     return { eventId, deliveryId };
   });
   if (status !== 'pending') {
     const now = new Date(core.clock.now()).toISOString();
     await core.db.updateTable('deliveries')
-      .set({ status, attempts: 1, next_attempt_at: null, last_status: status === 'succeeded' ? 200 : 500, completed_at: now, updated_at: now })
+      .set({ status, attempts: 1, next_attempt_at: null, last_status: status === 'succeeded' ? 200 : 500,
+      completed_at: now, updated_at: now })
       .where('id', '=', ids.deliveryId).execute();
   }
   return ids;

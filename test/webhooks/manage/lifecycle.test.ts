@@ -31,7 +31,8 @@ describe.each(DIALECTS)('webhook lifecycle with the worker on %s', (dialect) => 
   let receiver: Receiver;
 
   beforeEach(async () => {
-    wp = await testWaypost({ dialect, config: { retryDelaysMs: [5, 5, 5, 5], pollMs: 20, alertEmail: 'ops@example.com' } });
+    wp = await testWaypost({ dialect, config: { retryDelaysMs: [5, 5, 5, 5], pollMs: 20,
+      alertEmail: 'ops@example.com' } });
     app = await wp.app();
     auth = await adminHeaders(wp);
     receiver = await startReceiver({ status: 500, body: 'down for maintenance' });
@@ -43,8 +44,10 @@ describe.each(DIALECTS)('webhook lifecycle with the worker on %s', (dialect) => 
   });
 
   it('auto-disabled after 5 failures, visible in the log and alerts, redelivered after re-enabling', async () => {
-    const hook = (await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth, payload: { name: 'CRM', url: receiver.url, events: ['booking.created'] } })).json();
-    const put = await app.inject({ method: 'PUT', url: '/host/v1/bookings/4242', headers: HOST_AUTH, payload: booking });
+    const hook = (await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth,
+      payload: { name: 'CRM', url: receiver.url, events: ['booking.created'] } })).json();
+    const put = await app.inject({ method: 'PUT', url: '/host/v1/bookings/4242', headers: HOST_AUTH,
+      payload: booking });
     expect(put.statusCode).toBe(201);
 
     const disabled = await until('auto-disable', async () => {
@@ -55,35 +58,46 @@ describe.each(DIALECTS)('webhook lifecycle with the worker on %s', (dialect) => 
     expect(disabled.last_delivery).toMatchObject({ status: 'failed', last_status: 500 });
     expect(receiver.received).toHaveLength(5);
 
-    const log = (await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${hook.id}`, headers: auth })).json();
+    const log = (await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${hook.id}`, headers: auth }))
+      .json();
     expect(log.total).toBe(1);
     const failed = log.items[0];
-    expect(failed).toMatchObject({ event_type: 'booking.created', status: 'failed', attempts: 5, last_status: 500, test: false });
-    const detail = (await app.inject({ method: 'GET', url: `/admin/api/deliveries/${failed.id}`, headers: auth })).json();
-    expect(detail.attempts.map((a: { attempt: number; response: { status: number } }) => [a.attempt, a.response.status])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500], [5, 500]]);
+    expect(failed).toMatchObject({ event_type: 'booking.created', status: 'failed', attempts: 5, last_status: 500,
+      test: false });
+    const detail = (await app.inject({ method: 'GET', url: `/admin/api/deliveries/${failed.id}`, headers: auth }))
+      .json();
+    expect(detail.attempts.map((a: { attempt: number; response: { status: number } }) => [a.attempt,
+      a.response.status])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500], [5, 500]]);
     expect(detail.event.data).toMatchObject({ id: 4242, total_amount: '1250.00' });
 
     const alerts = await until('the critical alert', async () => {
       const page = (await app.inject({ method: 'GET', url: '/admin/api/alerts', headers: auth })).json();
       return page.items.some((a: { level: string }) => a.level === 'critical') && page;
     });
-    expect(alerts.items.every((a: { webhook_name: string; status: string }) => a.webhook_name === 'CRM' && a.status === 'stored')).toBe(true);
+    expect(alerts.items.every((a: { webhook_name: string; status: string }) => a.webhook_name === 'CRM'
+      && a.status === 'stored')).toBe(true);
 
     // A new booking while disabled is not delivered, and redeliver is refused until the admin re-enables.
     await app.inject({ method: 'PUT', url: '/host/v1/bookings/4243', headers: HOST_AUTH, payload: booking });
-    expect((await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${hook.id}`, headers: auth })).json().total).toBe(1);
-    const refused = await app.inject({ method: 'POST', url: `/admin/api/deliveries/${failed.id}/redeliver`, headers: auth });
+    expect((await app.inject({ method: 'GET', url: `/admin/api/deliveries?webhook_id=${hook.id}`, headers: auth }))
+      .json().total).toBe(1);
+    const refused = await app.inject({ method: 'POST', url: `/admin/api/deliveries/${failed.id}/redeliver`,
+      headers: auth });
     expect(refused.statusCode).toBe(409);
 
     receiver.answer = { status: 200, body: 'ok' };
-    expect((await app.inject({ method: 'POST', url: `/admin/api/webhooks/${hook.id}/enable`, headers: auth })).json()).toMatchObject({ active: true, disabled_reason: null });
-    const redo = await app.inject({ method: 'POST', url: `/admin/api/deliveries/${failed.id}/redeliver`, headers: auth });
+    expect((await app.inject({ method: 'POST', url: `/admin/api/webhooks/${hook.id}/enable`, headers: auth })).json())
+      .toMatchObject({ active: true, disabled_reason: null });
+    const redo = await app.inject({ method: 'POST', url: `/admin/api/deliveries/${failed.id}/redeliver`,
+      headers: auth });
     expect(redo.statusCode).toBe(201);
     const done = await until('the redelivery', async () => {
-      const d = (await app.inject({ method: 'GET', url: `/admin/api/deliveries/${redo.json().id}`, headers: auth })).json();
+      const d = (await app.inject({ method: 'GET', url: `/admin/api/deliveries/${redo.json().id}`, headers: auth }))
+        .json();
       return d.status === 'succeeded' && d;
     });
-    expect(done).toMatchObject({ redelivery_of: failed.id, event_id: failed.event_id, attempt_count: 1, last_status: 200 });
+    expect(done).toMatchObject({ redelivery_of: failed.id, event_id: failed.event_id, attempt_count: 1,
+      last_status: 200 });
     const last = receiver.received.at(-1)!;
     expect(JSON.parse(last.body).id).toBe(failed.event_id);
     expect(last.headers['x-waypost-delivery']).toBe(redo.json().id);

@@ -106,7 +106,8 @@ describe.each(DIALECTS)('secret rotation on %s', (dialect) => {
     expect(later.previous_secret_expires_at).toBeNull();
   });
 
-  it('defaults to 24 hours; rotating again replaces the previous secret; regenerate now stops the old at once', async () => {
+  it('defaults to 24 hours; rotating again replaces the previous secret; regenerate now stops the old at once',
+    async () => {
     const hook = await create();
     const first = (await rotate(hook.id)).json();
     expect(first.grace_seconds).toBe(86_400);
@@ -117,7 +118,8 @@ describe.each(DIALECTS)('secret rotation on %s', (dialect) => {
     expect(verifies(first.secret, req)).toBe(true);
     expect(verifies(hook.secret, req)).toBe(false); // the original was replaced as the previous secret
 
-    const leaked = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${hook.id}/secret/rotate`, headers: auth });
+    const leaked = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${hook.id}/secret/rotate`,
+      headers: auth });
     const fresh = leaked.json();
     expect(fresh.previous_secret_expires_at).toBeNull();
     const now = await send(hook.id);
@@ -165,7 +167,8 @@ describe.each(DIALECTS)('secret rotation on %s', (dialect) => {
       expect(res.json().detail).toContain('grace_seconds');
     }
     expect((await rotate(hook.id, { grace: 60 })).json()).toMatchObject({ status: 400, field: 'grace' });
-    const kept = (await app.inject({ method: 'GET', url: `/admin/api/webhooks/${hook.id}/secret`, headers: auth })).json();
+    const kept = (await app.inject({ method: 'GET', url: `/admin/api/webhooks/${hook.id}/secret`, headers: auth }))
+      .json();
     expect(kept.secret).toBe(hook.secret);
     expect((await rotate(hook.id, { grace_seconds: 604_800 })).statusCode).toBe(200);
     expect((await rotate('wh_missing', { grace_seconds: 60 })).statusCode).toBe(404);

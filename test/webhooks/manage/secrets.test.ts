@@ -63,13 +63,16 @@ describe.each(DIALECTS)('secrets encrypted at rest on %s', (dialect) => {
 
   it('the database never holds the plain secret, and signatures made with the revealed secret verify', async () => {
     const auth = await adminHeaders(wp);
-    const created = (await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth, payload: { name: 'Signed', url: receiver.url, events: ['booking.created'] } })).json();
-    const row = await wp.core.db.selectFrom('webhooks').select('secret').where('id', '=', created.id).executeTakeFirstOrThrow();
+    const created = (await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth,
+      payload: { name: 'Signed', url: receiver.url, events: ['booking.created'] } })).json();
+    const row = await wp.core.db.selectFrom('webhooks').select('secret').where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row.secret.startsWith('enc:v1:')).toBe(true);
     expect(row.secret).not.toContain(created.secret);
     expect(row.secret).not.toContain(created.secret.slice(6));
 
-    const revealed = (await app.inject({ method: 'GET', url: `/admin/api/webhooks/${created.id}/secret`, headers: auth })).json().secret;
+    const revealed = (await app.inject({ method: 'GET', url: `/admin/api/webhooks/${created.id}/secret`,
+      headers: auth })).json().secret;
     expect(revealed).toBe(created.secret);
     const sent = await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/test`, headers: auth });
     expect(sent.json().success).toBe(true);
@@ -77,8 +80,10 @@ describe.each(DIALECTS)('secrets encrypted at rest on %s', (dialect) => {
     expect(verifySignature(body, String(headers['x-waypost-signature']), revealed)).toBe(true);
     expect(verifySignature(body, String(headers['x-waypost-signature']), generateSecret())).toBe(false);
 
-    const rotated = (await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/secret/rotate`, headers: auth })).json().secret;
-    const after = await wp.core.db.selectFrom('webhooks').select('secret').where('id', '=', created.id).executeTakeFirstOrThrow();
+    const rotated = (await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/secret/rotate`,
+      headers: auth })).json().secret;
+    const after = await wp.core.db.selectFrom('webhooks').select('secret').where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(after.secret).not.toContain(rotated.slice(6));
     await app.inject({ method: 'POST', url: `/admin/api/webhooks/${created.id}/test`, headers: auth });
     const second = receiver.received[1];
@@ -88,10 +93,13 @@ describe.each(DIALECTS)('secrets encrypted at rest on %s', (dialect) => {
 
   it('a server started on the same database without the key explains why it cannot reveal the secret', async () => {
     const auth = await adminHeaders(wp);
-    const created = (await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth, payload: { name: 'Signed', url: receiver.url, events: ['booking.created'] } })).json();
-    const keyless = await createWaypost({ env: {}, logger: createLogger('silent'), config: { databaseUrl: wp.config.databaseUrl } });
+    const created = (await app.inject({ method: 'POST', url: '/admin/api/webhooks', headers: auth,
+      payload: { name: 'Signed', url: receiver.url, events: ['booking.created'] } })).json();
+    const keyless = await createWaypost({ env: {}, logger: createLogger('silent'),
+      config: { databaseUrl: wp.config.databaseUrl } });
     try {
-      const res = await (await keyless.app()).inject({ method: 'GET', url: `/admin/api/webhooks/${created.id}/secret`, headers: auth });
+      const res = await (await keyless.app())
+        .inject({ method: 'GET', url: `/admin/api/webhooks/${created.id}/secret`, headers: auth });
       expect(res.json()).toMatchObject({ code: 'secret_key_missing' });
       expect(res.json().detail).toContain('WAYPOST_SECRET_KEY');
       expect(res.body).not.toContain(created.secret);

@@ -33,7 +33,8 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
   });
 
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-    app.inject({ method, url: `/admin/api${url}`, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
+    app.inject({ method, url: `/admin/api${url}`, headers: auth,
+      ...(payload === undefined ? {} : { payload: payload as object }) });
   const recover = async (id: string, body: unknown) => call('POST', `/webhooks/${id}/recover`, body);
   /** Starts a recover (202 with the job) and waits for it to end: answers the finished job's counts. */
   const recoverAll = async (id: string, body: unknown) => {
@@ -46,7 +47,8 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
   const eventIdsReceived = () => receiver.received.map((r) => JSON.parse(r.body).id as string).sort();
 
   it('redelivers what the disable cancelled once re-enabled, exactly once however often it is run', async () => {
-    const hook = (await call('POST', '/webhooks', { name: 'CRM', url: receiver.url, events: ['booking.created'] })).json();
+    const hook = (await call('POST', '/webhooks', { name: 'CRM', url: receiver.url, events: ['booking.created'] }))
+      .json();
     // Before the window: an old failure that recover must leave alone.
     const old = await seedDelivery(wp, hook.id, 'booking.created', 'failed');
     clock.advance(3_600_000);
@@ -71,9 +73,11 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
     worker = await startWorker(wp.core);
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(3);
     expect(eventIdsReceived()).toEqual(cancelled.map((d: { event_id: string }) => d.event_id).sort());
-    await expect.poll(async () => (await call('GET', `/deliveries?webhook_id=${hook.id}&status=succeeded`)).json().total).toBe(3);
+    await expect.poll(async () => (await call('GET', `/deliveries?webhook_id=${hook.id}&status=succeeded`)).json()
+      .total).toBe(3);
     const redeliveries = (await call('GET', `/deliveries?webhook_id=${hook.id}&status=succeeded`)).json().items;
-    expect(redeliveries.map((d: { redelivery_of: string }) => d.redelivery_of).sort()).toEqual(cancelled.map((d: { id: string }) => d.id).sort());
+    expect(redeliveries.map((d: { redelivery_of: string }) => d.redelivery_of).sort())
+      .toEqual(cancelled.map((d: { id: string }) => d.id).sort());
     expect((await recoverAll(hook.id, { since })).queued).toBe(0);
     expect((await call('GET', `/deliveries/${old.deliveryId}`)).json().status).toBe('failed');
     // The webhook's recent recovers, newest first, for the console.
@@ -84,7 +88,8 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
   });
 
   it('recovers thousands of deliveries in one call, in batches, and none of them twice', async () => {
-    const hook = (await call('POST', '/webhooks', { name: 'Bulk', url: receiver.url, events: ['booking.created'] })).json();
+    const hook = (await call('POST', '/webhooks', { name: 'Bulk', url: receiver.url, events: ['booking.created'] }))
+      .json();
     const since = new Date(clock.now()).toISOString();
     const n = 1_234;
     await seedFailed(wp, hook.id, n, since);
@@ -93,14 +98,17 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
     const jb = await waitForJob(app, auth, hook.id, b.json().id);
     expect([ja.status, jb.status]).toEqual(['done', 'done']);
     expect(ja.queued + jb.queued).toBe(n); // two at once: each batch skips what the other one queued
-    const pending = await wp.core.db.selectFrom('deliveries').select(['redelivery_of']).where('status', '=', 'pending').execute();
+    const pending = await wp.core.db.selectFrom('deliveries').select(['redelivery_of'])
+      .where('status', '=', 'pending').execute();
     expect(pending).toHaveLength(n);
     expect(new Set(pending.map((p) => p.redelivery_of)).size).toBe(n);
   });
 
   it('answers 400 naming the field for bad input and 404 for an unknown webhook', async () => {
-    const hook = (await call('POST', '/webhooks', { name: 'CRM', url: receiver.url, events: ['booking.created'] })).json();
-    for (const [body, field] of [[{}, 'since'], [{ since: 'yesterday' }, 'since'], [{ since: '2026-01-01T00:00:00Z', statuses: ['pending'] }, 'statuses'],
+    const hook = (await call('POST', '/webhooks', { name: 'CRM', url: receiver.url, events: ['booking.created'] }))
+      .json();
+    for (const [body, field] of [[{}, 'since'], [{ since: 'yesterday' }, 'since'],
+      [{ since: '2026-01-01T00:00:00Z', statuses: ['pending'] }, 'statuses'],
       [{ since: '2026-01-01T00:00:00Z', statuses: [] }, 'statuses'], [[1], '(body)']] as const) {
       const res = await recover(hook.id, body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
