@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { createWaypost } from '../src/sdk.js';
+import { childUrl } from './child-url.js';
 import { createLogger } from '../src/log.js';
 import { apiRoot } from '../src/config.js';
 import { createApiKey } from '../src/api/keys.js';
@@ -105,14 +106,7 @@ function startServer(args: string[]): Promise<{ child: ChildProcess; url: string
   const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, 'serve', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve({ child, url: out.trim() });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  return childUrl(child);
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {

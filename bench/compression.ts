@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createWaypost } from '../src/sdk.js';
+import { childUrl } from './child-url.js';
 import { createLogger } from '../src/log.js';
 import { createApiKey } from '../src/api/keys.js';
 import { putMany } from '../src/host/write.js';
@@ -100,14 +101,7 @@ function startServer(tree: string, databaseUrl: string): Promise<{ child: ChildP
   writeFileSync(file, CHILD);
   const child = spawn(process.execPath, ['--import', 'tsx', file, tree, databaseUrl],
     { cwd: tree, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((ok, fail) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) ok({ child, url: out.trim() });
-    });
-    child.once('exit', (code) => fail(new Error(`server exited with ${code}`)));
-  });
+  return childUrl(child);
 }
 
 /** Bytes on the wire (headers and encoded bodies) for everything a page loads, in Chromium. */

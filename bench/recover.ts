@@ -12,6 +12,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createWaypost } from '../src/sdk.js';
+import { childUrl } from './child-url.js';
 import { createLogger } from '../src/log.js';
 import { createApiKey } from '../src/api/keys.js';
 import { rotateAdminToken } from '../src/admin/token.js';
@@ -106,14 +107,7 @@ function startServer(url: string): Promise<{ child: ChildProcess; url: string }>
   writeFileSync(join(dir, 'child.mts'), CHILD);
   const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'child.mts'), url, HOST_TOKEN],
     { cwd: HERE, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((ok, fail) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) ok({ child, url: out.trim() });
-    });
-    child.once('exit', (code) => fail(new Error(`server exited with ${code}`)));
-  });
+  return childUrl(child);
 }
 
 function startReceiver(): Promise<{ child: ChildProcess; url: string }> {

@@ -28,9 +28,7 @@ export function deliveryMetrics(core: Core): DeliveryMetrics {
 }
 
 const OUTCOMES = ['succeeded', 'retry', 'exhausted', 'disabled', 'cancelled'] as const satisfies Outcome['kind'][];
-const OUTCOME_INDEX: Record<Outcome['kind'], number> = {
-  succeeded: 0, retry: 1, exhausted: 2, disabled: 3, cancelled: 4,
-};
+const OUTCOME_INDEX = Object.fromEntries(OUTCOMES.map((kind, i) => [kind, i])) as Record<Outcome['kind'], number>;
 
 function register(core: Core): DeliveryMetrics {
   const metrics = metricsOf(core);
@@ -57,7 +55,7 @@ function register(core: Core): DeliveryMetrics {
   return {
     outcome(kind, webhook) {
       let counts = byWebhook.get(webhook);
-      if (!counts) byWebhook.set(webhook, (counts = [0, 0, 0, 0, 0]));
+      if (!counts) byWebhook.set(webhook, (counts = OUTCOMES.map(() => 0)));
       counts[OUTCOME_INDEX[kind]]++;
     },
     attempt: (durationMs) => seconds.observe(durationMs / 1000),
