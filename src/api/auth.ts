@@ -3,8 +3,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../core.js';
 import type { ApiResource } from '../records/schemas.js';
-import { AppError, tooManyRequests, unauthorized } from '../errors.js';
-import { KeyLookup } from './key-lookup.js';
+import { tooManyRequests, unauthorized } from '../errors.js';
+import type { KnownKey } from './key-lookup.js';
 import { secretMatches } from '../tokens.js';
 import type { ApiServices } from './install.js';
 import { ietfRateLimitHeaders, type WindowCount } from './rate-limit.js';
@@ -70,7 +70,6 @@ export function authenticate(core: Core, services: ApiServices) {
   const windowS = config.rateLimitWindowS;
   const windowMs = windowS * 1000;
   const lastUsedWrites = new Map<string, number>();
-  const keys = new KeyLookup(core, services.foreignWrites);
 
   const touchLastUsed = (id: string, lastUsedAt: string | null, now: number) => {
     const last = lastUsedWrites.get(id) ?? (lastUsedAt ? Date.parse(lastUsedAt) : 0);
@@ -80,59 +79,58 @@ export function authenticate(core: Core, services: ApiServices) {
       .catch((err) => core.log.warn({ err }, 'could not record last_used_at'));
   };
 
-  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  /** Why the credentials fail, or null when they are right. */
+  const failure = (token: string | undefined, secret: string | undefined, key: KnownKey | undefined) => {
+    if (!token || !secret) {
+      const hint = 'Send your API key and secret in the Access-Token and Access-Secret headers.';
+      return unauthorized('missing_credentials', hint);
+    }
+    if (!key) return unauthorized('unknown_key', 'No API key matches this Access-Token.');
+    if (!secretMatches(secret, key.secretHash)) {
+      return unauthorized('invalid_secret', 'The Access-Secret does not match this API key.');
+    }
+    if (!key.active) {
+      return unauthorized('key_disabled', 'This API key is disabled; an administrator can re-enable it.');
+    }
+    return null;
+  };
+
+  /** `meanwhile` runs once the credentials are out of the query, to overlap with the limits' round trip. */
+  return async (req: FastifyRequest, reply: FastifyReply, meanwhile?: () => void): Promise<void> => {
     const permission = req.routeOptions.config?.apiPermission;
     if (!permission) return;
     services.foreignWrites.poll(); // before anything held in memory (keys, cached answers) is trusted
     const now = core.clock.now();
-    const ipBucket = `authfail:${req.ip}`;
     const { token, secret } = takeCredentials(req, reply);
+    // The key first (held in memory; else one indexed read), so that the limits below take one round trip.
+    const named = token && secret && token.length <= 200 && !token.includes('\0');
+    const key = named ? await services.keys.find(token) : undefined;
+    if (key) req.apiKeyId = key.id;
+    const wrong = failure(token, secret, key);
 
-    // Every attempt counts as a failure of its address *before* its credentials are checked (one atomic increment,
-    // shared by every process through Redis), and a success takes it back. So at most the limit of attempts per
-    // window get an answer other than 429, however many arrive at once; an address over the limit is refused even
-    // with good credentials, so guessing cannot continue.
-    const attempt = await services.limiter.hit(ipBucket, windowMs, now);
-    if (attempt.count > config.authFailLimit) {
-      // Refused unchecked: not an attempt, so a client that keeps calling is not locked out for longer.
-      await services.limiter.refund(ipBucket, windowMs, now);
-      const retry = setRateLimitHeaders(reply, config.authFailLimit, windowS, attempt, now, 'failed-auth');
+    // One atomic decision, shared by every process through Redis: an address at its limit of failed attempts is
+    // refused unchecked (even with good credentials, so guessing cannot continue; not counted, so a client that
+    // keeps calling is not locked out for longer); otherwise a failure counts against the address, a success
+    // against its key. At most the limit of failures per window get an answer other than 429.
+    const admitting = services.limiter.admit({
+      attempts: `authfail:${req.ip}`, attemptLimit: config.authFailLimit, key: wrong ? null : `key:${key!.id}`,
+      windowMs, now,
+    });
+    if (!wrong) meanwhile?.();
+    const verdict = await admitting;
+    if (verdict.refused || wrong) {
+      const retry = setRateLimitHeaders(reply, config.authFailLimit, windowS, verdict.attempts, now, 'failed-auth');
+      if (!verdict.refused) throw wrong!;
       throw tooManyRequests(
         `Too many failed authentications from this address; try again in ${retry} s.`,
         Math.max(1, retry),
       );
     }
 
-    const fail = (err: AppError): never => {
-      setRateLimitHeaders(reply, config.authFailLimit, windowS, attempt, now, 'failed-auth');
-      throw err;
-    };
-
-    if (!token || !secret) {
-      fail(
-        unauthorized(
-          'missing_credentials',
-          'Send your API key and secret in the Access-Token and Access-Secret headers.',
-        ),
-      );
-    }
-    const key = token!.length <= 200 && !token!.includes('\0') ? await keys.find(token!) : undefined;
-    if (!key) return fail(unauthorized('unknown_key', 'No API key matches this Access-Token.'));
-    req.apiKeyId = key.id;
-    if (!secretMatches(secret!, key.secretHash)) {
-      return fail(unauthorized('invalid_secret', 'The Access-Secret does not match this API key.'));
-    }
-    if (!key.active) {
-      return fail(unauthorized('key_disabled', 'This API key is disabled; an administrator can re-enable it.'));
-    }
-    // Not awaited: the answer does not depend on it, and a failure only errs towards refusing.
-    services.limiter.refund(ipBucket, windowMs, now)
-      .catch((err) => core.log.warn({ err }, 'could not refund an auth attempt'));
-
-    const limit = key.rateLimit ?? config.rateLimit;
-    const used = await services.limiter.hit(`key:${key.id}`, windowMs, now);
+    const limit = key!.rateLimit ?? config.rateLimit;
+    const used = verdict.used!;
     const retry = setRateLimitHeaders(reply, limit, windowS, used, now);
-    touchLastUsed(key.id, key.lastUsedAt, now);
+    touchLastUsed(key!.id, key!.lastUsedAt, now);
     if (used.count > limit) {
       throw tooManyRequests(
         `Rate limit of ${limit} requests per ${windowS} s reached; try again in ${retry} s.`,
@@ -140,9 +138,9 @@ export function authenticate(core: Core, services: ApiServices) {
       );
     }
 
-    if (permission !== '*' && !key.permissions.includes(permission)) {
+    if (permission !== '*' && !key!.permissions.includes(permission)) {
       throw unauthorized('missing_permission', `This API key lacks the "${permission}" permission.`);
     }
-    req.apiKey = { id: key.id, permissions: key.permissions };
+    req.apiKey = { id: key!.id, permissions: key!.permissions };
   };
 }

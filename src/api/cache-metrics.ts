@@ -1,4 +1,5 @@
-// Counts the response cache's hits and misses per resource (a lookup bypassed while Redis is down is a miss).
+// Counts the response cache's hits and misses per resource (a lookup bypassed while Redis is down is a miss), of
+// the requests that passed authentication.
 import type { ApiResource } from '../records/schemas.js';
 import type { Metrics } from '../metrics.js';
 import type { CacheLookup, CacheStore, CachedResponse } from './cache.js';
@@ -13,10 +14,14 @@ export class CountedCache implements CacheStore {
       'REST API answers computed because the cache had none', ['resource']);
   }
 
-  async get(resource: ApiResource, key: string): Promise<CacheLookup> {
-    const lookup = await this.inner.get(resource, key);
+  /** Not counted yet: a lookup is made beside authentication, and counts only if the request passes (`used`). */
+  get(resource: ApiResource, key: string): Promise<CacheLookup> {
+    return this.inner.get(resource, key);
+  }
+
+  /** Counts a lookup whose outcome answers a request: a hit sent, or a miss computed. */
+  used(resource: ApiResource, lookup: CacheLookup): void {
     (lookup.entry ? this.hits : this.misses).inc({ resource });
-    return lookup;
   }
 
   set(resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number): Promise<void> {

@@ -6,6 +6,7 @@ import { addReadinessDetail } from '../health.js';
 import { MemoryCache, NoCache, type CacheStore } from './cache.js';
 import { RedisCache } from './cache-redis.js';
 import { ForeignWrites } from './foreign-writes.js';
+import { KeyLookup } from './key-lookup.js';
 import { affectedApiResources } from '../records/schemas.js';
 import { MemoryRateLimiter, type RateLimitStore } from './rate-limit.js';
 import { RedisRateLimiter } from './rate-limit-redis.js';
@@ -15,11 +16,13 @@ import { FallbackCache, FallbackRateLimiter } from './redis-fallback.js';
 import { connectRedis, RedisHealth } from './redis-health.js';
 
 export interface ApiServices {
-  cache: CacheStore;
+  cache: CountedCache;
   limiter: RateLimitStore;
   usage: UsageCounter;
   /** Polled once per API request: commits by other processes to the same SQLite file. */
   foreignWrites: ForeignWrites;
+  /** The API keys, held in memory while their changes can be noticed. */
+  keys: KeyLookup;
 }
 
 const services = new WeakMap<Core, ApiServices & { redis: RedisHealth | null }>();
@@ -46,7 +49,8 @@ export function apiServices(core: Core): ApiServices {
     const limiter = redis
       ? new FallbackRateLimiter(new RedisRateLimiter(redis.redis, prefix), redis, metrics)
       : new MemoryRateLimiter();
-    s = { cache: new CountedCache(cache, metrics), limiter, usage: new UsageCounter(core), foreignWrites, redis };
+    const keys = new KeyLookup(core, foreignWrites);
+    s = { cache: new CountedCache(cache, metrics), limiter, usage: new UsageCounter(core), foreignWrites, keys, redis };
     services.set(core, s);
   }
   return s;
@@ -77,6 +81,7 @@ export async function closeApi(core: Core): Promise<void> {
   if (!s) return;
   services.delete(core);
   await s.usage.close();
+  await s.keys.close();
   await s.cache.close();
   await s.limiter.close();
   s.redis?.close();

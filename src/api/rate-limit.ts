@@ -7,11 +7,34 @@ export interface WindowCount {
   resetAt: number;
 }
 
+/** One request's checks, made together (one round trip to Redis). */
+export interface AdmitRequest {
+  /** The client's failed-authentication bucket, and its limit per window. */
+  attempts: string;
+  attemptLimit: number;
+  /** The key's request bucket when the credentials were right; null when they were not (a failed attempt). */
+  key: string | null;
+  windowMs: number;
+  now: number;
+}
+
+export interface Admission {
+  /** The client's failed attempts in this window, with this request's if it failed or was refused. */
+  attempts: WindowCount;
+  /** The client is over its failure limit: refused, whatever its credentials, and nothing was counted. */
+  refused: boolean;
+  /** The key's requests in this window, this one included (counted only when the credentials were right). */
+  used: WindowCount | null;
+}
+
 export interface RateLimitStore {
-  /** Counts one request in the current window and returns the count including it. */
-  hit(bucket: string, windowMs: number, now: number): Promise<WindowCount>;
-  /** Takes back one hit of the window that `now` is in (a reserved attempt that turned out not to count). */
-  refund(bucket: string, windowMs: number, now: number): Promise<void>;
+  /**
+   * Decides a request atomically: refused while its client's failed attempts are at the limit; else a failed
+   * attempt is counted against the client, and a request with the right credentials against its key. So however
+   * many arrive at once (in every process, with Redis), at most the limit of failures per window get an answer
+   * other than 429, and a right secret sent after them is refused too.
+   */
+  admit(request: AdmitRequest): Promise<Admission>;
   close(): Promise<void>;
 }
 
@@ -21,18 +44,27 @@ export class MemoryRateLimiter implements RateLimitStore {
   private readonly windows = new Map<string, { start: number; count: number }>();
   private lastSweep = 0;
 
-  async hit(bucket: string, windowMs: number, now: number): Promise<WindowCount> {
+  async admit({ attempts, attemptLimit, key, windowMs, now }: AdmitRequest): Promise<Admission> {
     const start = windowStart(now, windowMs);
     this.sweep(start);
-    const w = this.windows.get(bucket);
-    if (w && w.start === start) w.count += 1;
-    else this.windows.set(bucket, { start, count: 1 });
-    return { count: this.windows.get(bucket)!.count, resetAt: start + windowMs };
+    const resetAt = start + windowMs;
+    const failed = this.count(attempts, start) + 1;
+    if (failed > attemptLimit) return { attempts: { count: failed, resetAt }, refused: true, used: null };
+    if (key === null) return { attempts: { count: this.add(attempts, start), resetAt }, refused: false, used: null };
+    const used = { count: this.add(key, start), resetAt };
+    return { attempts: { count: failed - 1, resetAt }, refused: false, used };
   }
 
-  async refund(bucket: string, windowMs: number, now: number): Promise<void> {
+  private count(bucket: string, start: number): number {
     const w = this.windows.get(bucket);
-    if (w && w.start === windowStart(now, windowMs) && w.count > 0) w.count -= 1;
+    return w && w.start === start ? w.count : 0;
+  }
+
+  private add(bucket: string, start: number): number {
+    const w = this.windows.get(bucket);
+    if (w && w.start === start) return ++w.count;
+    this.windows.set(bucket, { start, count: 1 });
+    return 1;
   }
 
   /** Drops finished windows now and then, so the map holds only active clients. */

@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics.js';
 import type { CacheLookup, CacheStore, CachedResponse } from './cache.js';
 import type { RedisCache } from './cache-redis.js';
 import type { RedisHealth } from './redis-health.js';
-import { MemoryRateLimiter, type RateLimitStore, type WindowCount } from './rate-limit.js';
+import { MemoryRateLimiter, type Admission, type AdmitRequest, type RateLimitStore } from './rate-limit.js';
 import type { RedisRateLimiter } from './rate-limit-redis.js';
 
 /** The generation of a lookup made without Redis: `set` stores nothing under it. */
@@ -68,16 +68,11 @@ export class FallbackRateLimiter implements RateLimitStore {
     this.bypassed = fallbacks(metrics);
   }
 
-  async hit(bucket: string, windowMs: number, now: number): Promise<WindowCount> {
-    const counted = await this.health.run(() => this.redis.hit(bucket, windowMs, now));
-    if (counted) return counted.value;
+  async admit(request: AdmitRequest): Promise<Admission> {
+    const decided = await this.health.run(() => this.redis.admit(request));
+    if (decided) return decided.value;
     this.bypassed.inc({ operation: 'rate_limit' });
-    return this.memory.hit(bucket, windowMs, now);
-  }
-
-  async refund(bucket: string, windowMs: number, now: number): Promise<void> {
-    if (await this.health.run(() => this.redis.refund(bucket, windowMs, now))) return;
-    await this.memory.refund(bucket, windowMs, now);
+    return this.memory.admit(request);
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../core.js';
 import type { ApiResource } from '../records/schemas.js';
-import type { CachedResponse } from './cache.js';
+import type { CacheLookup, CachedResponse } from './cache.js';
 import type { ApiServices } from './install.js';
 import { compress, etagFor, matchesAnyEncoding, negotiate } from './compression.js';
 
@@ -78,15 +78,28 @@ export async function uncachedAnswer(
   return send(req, reply, await forThisClient(req, serialized(req, reply, payload)), null);
 }
 
+export type KeyedLookup = CacheLookup & { key: string };
+
+/**
+ * Starts the response-cache lookup of a request whose credentials were taken out of its query, so that it goes
+ * out with authentication's own round trip (src/api/routes.ts); it is used only if the request passes.
+ */
+export function lookUp(services: ApiServices, req: FastifyRequest, resource: ApiResource): Promise<KeyedLookup> {
+  const key = cacheKeyOf(req);
+  const pending = services.cache.get(resource, key).then((found) => ({ ...found, key }));
+  pending.catch(() => {}); // awaited (and a failure reported) only if authentication passes
+  return pending;
+}
+
 /**
  * Runs right after authentication (onRequest), before the query is validated: a cached answer is sent from here,
  * so a hit costs no validation and no handler. Otherwise the lookup is kept for cachedAnswer.
  */
-export async function answerFromCache(
-  services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource,
-): Promise<FastifyReply | undefined> {
-  const key = cacheKeyOf(req);
-  const { entry, generation } = await services.cache.get(resource, key);
+export function answerFromCache(
+  services: ApiServices, req: FastifyRequest, reply: FastifyReply, resource: ApiResource, lookup: KeyedLookup,
+): FastifyReply | undefined {
+  services.cache.used(resource, lookup);
+  const { entry, generation, key } = lookup;
   if (entry) return send(req, reply, entry, 'HIT');
   req.apiCache = { key, generation };
   return undefined;

@@ -14,7 +14,7 @@ import { paginationHeaders } from './links.js';
 import { listRecords, readRecord } from './list.js';
 import { ALLOW, registerOpenApi, SECURITY } from './openapi.js';
 import { registerPostman } from './postman.js';
-import { answerFromCache, cachedAnswer, uncachedAnswer } from './respond.js';
+import { answerFromCache, cachedAnswer, lookUp, uncachedAnswer, type KeyedLookup } from './respond.js';
 import {
   DetailParams, LIST_QUERIES, NoQuery, ProblemSchema, RECORD_SCHEMAS, TestAnswer, type ListQuery,
 } from './schemas.js';
@@ -62,9 +62,12 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     });
     const auth = authenticate(core, services);
     api.addHook('onRequest', async (req, reply) => {
-      await auth(req, reply);
       const resource = req.routeOptions.config?.apiResource;
-      if (resource && req.apiKey) return answerFromCache(services, req, reply, resource);
+      if (!resource) return auth(req, reply);
+      // The cache lookup goes out beside authentication's own round trip, and is used once the request passed.
+      let lookup: Promise<KeyedLookup> | undefined;
+      await auth(req, reply, () => { lookup = lookUp(services, req, resource); });
+      if (lookup && req.apiKey) return answerFromCache(services, req, reply, resource, await lookup);
       return undefined;
     });
     api.addHook('onResponse', async (req, reply) => {

@@ -67,7 +67,7 @@ export class PostgresQueue extends BaseQueue {
 
   override wakeups(onWake: () => void): Wakeups {
     const local = super.wakeups(onWake);
-    const listener = listenForDeliveries(this.core.store.url, this.core.log, onWake);
+    const listener = listenForDeliveries(this.core, onWake);
     return {
       async close() {
         await local.close();
