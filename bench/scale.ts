@@ -8,9 +8,10 @@
 // Rounds (BENCH_ROUNDS, default 2) alternate every configuration, so a drift of the shared machine's speed hits all
 // alike; the report gives each configuration's median round and the median of the per-round ratios.
 // Options: BENCH_EVENTS, BENCH_WEBHOOKS, BENCH_ROUNDS, BENCH_WORKERS (default 1,2,4), BENCH_API_SECONDS (default 5),
-// BENCH_API=0 (drain only), BENCH_CPU_PROF=<dir> (worker processes write --cpu-prof profiles there),
-// BENCH_BEFORE_REF=<git ref>: one worker of that commit (its sources through tsx; this tree's too, then) takes a
-// turn in every round beside one of this tree's, for a before/after in the same run.
+// BENCH_API=0 (drain only), BENCH_DRAIN=0 (API only), BENCH_CPU_PROF=<dir> (worker processes write --cpu-prof
+// profiles there), BENCH_BEFORE_REF=<git ref>: one worker of that commit (its sources through tsx; this tree's too,
+// then) takes a turn in every round beside one of this tree's, and so do its 1 and 2 API processes (on a copy of
+// the database without the migrations it does not know), for a before/after in the same run.
 // Needs a build (npm run build) for bin/waypost.js unless BENCH_BEFORE_REF is set.
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,15 +26,16 @@ import { putMany } from '../src/host/write.js';
 import { addWebhook } from '../test/webhooks/engine/fixtures.js';
 import { PG_URL, REDIS_URL, hasRedis } from '../test/helpers/services.js';
 import { bareLoop, drain, type Receiver } from './scale-drain.js';
-import { apiThroughput } from './scale-http.js';
+import { apiRounds, copyForBefore } from './scale-http.js';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
-const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 4);
+const EVENTS = process.env.BENCH_DRAIN === '0' ? 0 : Number(process.env.BENCH_EVENTS ?? 10_000);
+const WEBHOOKS = process.env.BENCH_DRAIN === '0' ? 0 : Number(process.env.BENCH_WEBHOOKS ?? 4);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const WORKERS = (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number);
 const API_SECONDS = Number(process.env.BENCH_API_SECONDS ?? 5);
 const BEFORE_REF = process.env.BENCH_BEFORE_REF;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+const DRAIN = process.env.BENCH_DRAIN !== '0';
 const ROOT = join(import.meta.dirname, '..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -121,73 +123,64 @@ async function main() {
     } finally {
       await wp.close();
     }
+    const before = BEFORE_REF ? beforeTree(BEFORE_REF) : undefined;
+    // Copied before anything connects to the database (a template must have no connections).
+    const beforeUrl = before ? await copyForBefore(server, dbName, databaseUrl, before) : undefined;
     await admin.connect();
     await meter.connect();
     const total = EVENTS * WEBHOOKS;
     const setup = { databaseUrl, admin, meter, receiver, total };
     const concurrency = Math.min(config.deliveryConcurrency, WEBHOOKS * config.perWebhookConcurrency);
-    const before = BEFORE_REF ? beforeTree(BEFORE_REF) : undefined;
     const fromSource = before ? { tree: ROOT } : {};
     const cpuProfDir = CPU_PROF ? { cpuProfDir: CPU_PROF } : {};
 
-    log('warm-up: a drain by 1 worker, then the bare loop (untimed)…');
-    await drain(setup, 1, fromSource);
-    const { rows } = await admin.query('SELECT request_body FROM delivery_attempts LIMIT 1');
-    const body = rows[0].request_body as string; // the bare loop posts what the workers post
-    await bareLoop(setup, concurrency, body);
-    type Turn = Record<string, Awaited<ReturnType<typeof drain>> | Awaited<ReturnType<typeof bareLoop>>>;
-    const turns: Turn[] = [];
-    for (let r = 1; r <= ROUNDS; r++) {
-      const turn: Turn = {};
-      turn.bare_loop = await bareLoop(setup, concurrency, body);
-      log(`round ${r}/${ROUNDS}: bare loop ${turn.bare_loop.requests_per_second} requests/s`);
-      for (const n of WORKERS) {
-        turn[`workers_${n}`] = await drain(setup, n, { ...fromSource, ...(n === 1 ? cpuProfDir : {}) });
-        log(`round ${r}/${ROUNDS}: ${n} worker(s) ${JSON.stringify(turn[`workers_${n}`])}`);
-        if (before && n === 1) {
-          turn.before_workers_1 = await drain(setup, 1, { tree: before });
-          log(`round ${r}/${ROUNDS}: 1 worker of ${BEFORE_REF} ${JSON.stringify(turn.before_workers_1)}`);
-        }
-      }
-      turns.push(turn);
-    }
-    const rate = (t: Turn, k: string) => {
-      const x = t[k] as { deliveries_per_second?: number; requests_per_second?: number };
-      return x.deliveries_per_second ?? x.requests_per_second ?? NaN;
-    };
     const drainReport: Record<string, unknown> = {};
-    for (const k of Object.keys(turns[0])) {
-      const medianTurn = [...turns].sort((a, b) => rate(a, k) - rate(b, k))[Math.floor(turns.length / 2)];
-      drainReport[k] = {
-        ...medianTurn[k],
-        vs_1_worker: k === 'bare_loop' ? undefined
-          : round3(median(turns.map((t) => rate(t, k) / rate(t, 'workers_1')))),
-        vs_bare_loop: round3(median(turns.map((t) => rate(t, k) / rate(t, 'bare_loop')))),
-        rounds: turns.map((t) => rate(t, k)),
+    if (DRAIN) {
+      log('warm-up: a drain by 1 worker, then the bare loop (untimed)…');
+      await drain(setup, 1, fromSource);
+      const { rows } = await admin.query('SELECT request_body FROM delivery_attempts LIMIT 1');
+      const body = rows[0].request_body as string; // the bare loop posts what the workers post
+      await bareLoop(setup, concurrency, body);
+      type Turn = Record<string, Awaited<ReturnType<typeof drain>> | Awaited<ReturnType<typeof bareLoop>>>;
+      const turns: Turn[] = [];
+      for (let r = 1; r <= ROUNDS; r++) {
+        const turn: Turn = {};
+        turn.bare_loop = await bareLoop(setup, concurrency, body);
+        log(`round ${r}/${ROUNDS}: bare loop ${turn.bare_loop.requests_per_second} requests/s`);
+        for (const n of WORKERS) {
+          turn[`workers_${n}`] = await drain(setup, n, { ...fromSource, ...(n === 1 ? cpuProfDir : {}) });
+          log(`round ${r}/${ROUNDS}: ${n} worker(s) ${JSON.stringify(turn[`workers_${n}`])}`);
+          if (before && n === 1) {
+            turn.before_workers_1 = await drain(setup, 1, { tree: before });
+            log(`round ${r}/${ROUNDS}: 1 worker of ${BEFORE_REF} ${JSON.stringify(turn.before_workers_1)}`);
+          }
+        }
+        turns.push(turn);
+      }
+      const rate = (t: Turn, k: string) => {
+        const x = t[k] as { deliveries_per_second?: number; requests_per_second?: number };
+        return x.deliveries_per_second ?? x.requests_per_second ?? NaN;
       };
+      for (const k of Object.keys(turns[0])) {
+        const medianTurn = [...turns].sort((a, b) => rate(a, k) - rate(b, k))[Math.floor(turns.length / 2)];
+        drainReport[k] = {
+          ...medianTurn[k],
+          vs_1_worker: k === 'bare_loop' ? undefined
+            : round3(median(turns.map((t) => rate(t, k) / rate(t, 'workers_1')))),
+          vs_bare_loop: round3(median(turns.map((t) => rate(t, k) / rate(t, 'bare_loop')))),
+          rounds: turns.map((t) => rate(t, k)),
+        };
+      }
     }
 
-    const api: Record<string, unknown> = {};
+    let api: Record<string, unknown> = {};
     if (process.env.BENCH_API !== '0' && (await hasRedis())) {
       const apiSetup = { databaseUrl, redisUrl: REDIS_URL, meter, key, connections: 8, durationS: API_SECONDS,
         port: 19_300 + Math.floor(Math.random() * 500) };
-      for (const shape of ['cached', 'uncached'] as const) {
-        const runs: Array<Record<number, Awaited<ReturnType<typeof apiThroughput>>>> = [];
-        for (let r = 1; r <= ROUNDS; r++) {
-          const byProcs: Record<number, Awaited<ReturnType<typeof apiThroughput>>> = {};
-          for (const n of [1, 2]) {
-            byProcs[n] = await apiThroughput(apiSetup, n, shape);
-            log(`round ${r}/${ROUNDS}: API ${shape}, ${n} process(es) ${JSON.stringify(byProcs[n])}`);
-          }
-          runs.push(byProcs);
-        }
-        for (const n of [1, 2]) {
-          const sorted = [...runs].sort((a, b) => a[n].requests_per_second - b[n].requests_per_second);
-          api[`${shape}_${n}_process${n > 1 ? 'es' : ''}`] = { ...sorted[Math.floor(runs.length / 2)][n],
-            vs_1_process: round3(median(runs.map((x) => x[n].requests_per_second / x[1].requests_per_second))),
-            rounds: runs.map((x) => x[n].requests_per_second) };
-        }
-      }
+      const trees = before ? {
+        after: { tree: ROOT, databaseUrl }, before: { tree: before, databaseUrl: beforeUrl! },
+      } : {};
+      api = await apiRounds(apiSetup, ROUNDS, trees, log);
     }
 
     const out = {
@@ -211,6 +204,7 @@ async function main() {
     await admin.end().catch(() => {});
     await meter.end().catch(() => {});
     await server.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+    await server.query(`DROP DATABASE IF EXISTS ${dbName}_before WITH (FORCE)`).catch(() => {});
     await server.end();
   }
 }
