@@ -4,7 +4,7 @@
 // whether any other connection committed at all; only then are the change counters read (migration 0005,
 // bumped by triggers), which tell what changed: the delivery worker's own writes (its own connection, many
 // commits a second) change deliveries, not the data the API serves, and so drop nothing. On PostgreSQL there is
-// no such counter, and nothing in memory relies on it.
+// no such counter: API keys are dropped on NOTIFY instead (key-lookup.ts); several processes share answers in Redis.
 import type { Core } from '../core.js';
 import type { ChangeCounterRow } from './tables.js';
 
