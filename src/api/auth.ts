@@ -107,30 +107,31 @@ export function authenticate(core: Core, services: ApiServices) {
     const key = named ? await services.keys.find(token) : undefined;
     if (key) req.apiKeyId = key.id;
     const wrong = failure(token, secret, key);
+    const good = wrong ? null : key!; // no failure: the key was found
 
     // One atomic decision, shared by every process through Redis: an address at its limit of failed attempts is
     // refused unchecked (even with good credentials, so guessing cannot continue; not counted, so a client that
     // keeps calling is not locked out for longer); otherwise a failure counts against the address, a success
     // against its key. At most the limit of failures per window get an answer other than 429.
     const admitting = services.limiter.admit({
-      attempts: `authfail:${req.ip}`, attemptLimit: config.authFailLimit, key: wrong ? null : `key:${key!.id}`,
+      attempts: `authfail:${req.ip}`, attemptLimit: config.authFailLimit, key: good && `key:${good.id}`,
       windowMs, now,
     });
-    if (!wrong) meanwhile?.();
+    if (good) meanwhile?.();
     const verdict = await admitting;
-    if (verdict.refused || wrong) {
+    if (verdict.refused || !good) {
       const retry = setRateLimitHeaders(reply, config.authFailLimit, windowS, verdict.attempts, now, 'failed-auth');
-      if (!verdict.refused) throw wrong!;
+      if (!verdict.refused) throw wrong;
       throw tooManyRequests(
         `Too many failed authentications from this address; try again in ${retry} s.`,
         Math.max(1, retry),
       );
     }
 
-    const limit = key!.rateLimit ?? config.rateLimit;
+    const limit = good.rateLimit ?? config.rateLimit;
     const used = verdict.used!;
     const retry = setRateLimitHeaders(reply, limit, windowS, used, now);
-    touchLastUsed(key!.id, key!.lastUsedAt, now);
+    touchLastUsed(good.id, good.lastUsedAt, now);
     if (used.count > limit) {
       throw tooManyRequests(
         `Rate limit of ${limit} requests per ${windowS} s reached; try again in ${retry} s.`,
@@ -138,9 +139,9 @@ export function authenticate(core: Core, services: ApiServices) {
       );
     }
 
-    if (permission !== '*' && !key!.permissions.includes(permission)) {
+    if (permission !== '*' && !good.permissions.includes(permission)) {
       throw unauthorized('missing_permission', `This API key lacks the "${permission}" permission.`);
     }
-    req.apiKey = { id: key!.id, permissions: key!.permissions };
+    req.apiKey = { id: good.id, permissions: good.permissions };
   };
 }
