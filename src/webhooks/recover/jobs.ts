@@ -20,7 +20,8 @@ export function jobView(row: RecoverJobRow, nowMs: number): RecoverJobView {
   const stale = row.status === 'running' && Number(row.lease_until) < nowMs;
   return {
     id: row.id, webhook_id: row.webhook_id, since: row.since, statuses: row.statuses.split(',') as DeliveryStatus[],
-    status: stale ? 'interrupted' : row.status, total: row.counting ? null : Number(row.total), queued: Number(row.queued),
+    status: stale ? 'interrupted' : row.status, total: row.counting ? null : Number(row.total),
+    queued: Number(row.queued),
     error: row.error, created_at: row.created_at, updated_at: row.updated_at, finished_at: row.finished_at,
   };
 }
