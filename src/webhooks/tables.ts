@@ -77,7 +77,8 @@ export interface RecoverJobRow {
   since: string; // ISO 8601
   statuses: string; // comma-separated delivery statuses
   status: RecoverJobStatus; // `running` past lease_until reads as interrupted
-  total: number; // deliveries to redeliver when it started
+  total: number; // deliveries to redeliver, counted as it started (so far, while `counting`)
+  counting: number; // 0/1: 1 while the job still counts its total (migration 0017)
   queued: number; // redeliveries queued so far
   lease_until: number; // ms; renewed after every batch
   error: string | null;

@@ -11,7 +11,9 @@ export interface RecoverJobView {
   since: string;
   statuses: DeliveryStatus[];
   status: RecoverJobStatus;
-  total: number; // to redeliver when it started (another recover of the same webhook may queue some of them)
+  // To redeliver, counted by the job as it starts (another recover of the same webhook may queue some of them);
+  // null until counted: the POST answers before counting, which takes bounded steps in the background.
+  total: number | null;
   queued: number; // queued so far
   error: string | null; // why it failed
   created_at: string;

@@ -1,7 +1,8 @@
 // "Recover…" in the console, in real Chromium: the row action asks for a time and which statuses, then follows the
-// job with an accessible progress bar (role=progressbar, aria-valuenow) and a live status line until done; focus
-// moves to that line when the form goes and back to the row's button when the dialog closes. Run again, it finds
-// nothing left; the receiver gets each recovered delivery once.
+// job with an accessible progress bar (role=progressbar: indeterminate until the job has counted its total, then
+// aria-valuenow) and a live status line until done; focus moves to that line when the form goes and back to the
+// row's button when the dialog closes. Run again, it finds nothing left; the receiver gets each recovered delivery
+// once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { hasChromium } from '../helpers/services.js';
@@ -52,7 +53,9 @@ describe.runIf(await hasChromium())('recover in the console, in Chromium', () =>
 
     const bar = dialog.getByRole('progressbar', { name: 'Redeliveries queued' });
     await bar.waitFor();
-    expect(await bar.getAttribute('aria-valuemax')).toBe(String(N));
+    // The POST answers before the job has counted its total: indeterminate (no aria-valuenow) until it has.
+    expect(await bar.getAttribute('aria-valuenow')).toBeNull();
+    await expect.poll(() => bar.getAttribute('aria-valuemax'), W).toBe(String(N));
     const status = dialog.getByTestId('recover-status');
     expect(await status.evaluate((el) => el === document.activeElement)).toBe(true); // focus followed the content
     await expect.poll(() => status.textContent(), W).toContain(`Done: queued ${N} redeliveries`);

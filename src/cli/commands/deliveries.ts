@@ -133,10 +133,17 @@ export function registerDeliveries(program: Command): void {
       const statuses = opts.status?.split(',').map((s) => s.trim()).filter(Boolean);
       await withWaypost(async (wp) => {
         let bar: Progress | null = null; // on stderr, so stdout stays the result (or --json)
+        let id = '';
+        // The job counts its total first (in bounded steps); on a terminal say so until the bar replaces it.
+        const counting = process.stderr.isTTY ? (text: string) => process.stderr.write(`\r\x1b[2K${text}`) : null;
         const job = await recoverDeliveries(wp.core, opts.webhook, { since: opts.since, statuses }, {
-          onStart: (j) => { if (j.total > 0) bar = progress(`Recovering ${j.id}`, j.total, { unit: 'deliveries' }); },
+          onStart: (j) => { id = j.id; counting?.(`Recovering ${id}: counting the deliveries…`); },
+          onTotal: (total) => {
+            counting?.('');
+            if (total > 0) bar = progress(`Recovering ${id}`, total, { unit: 'deliveries' });
+          },
           onBatch: (n) => bar?.tick(n),
-        });
+        }).finally(() => { if (!bar) counting?.(''); });
         (bar as Progress | null)?.done();
         const { queued } = job;
         output(opts.json, job, () => (queued === 0

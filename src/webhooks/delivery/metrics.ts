@@ -1,7 +1,11 @@
 // The delivery engine's Prometheus metrics (README "Scale-out" > Metrics). What happens per delivery is counted in
 // memory (no SQL on the hot path); the queue's depth and the age of its oldest due delivery are read when scraped,
-// with one query on the deliveries_due index (status, next_attempt_at).
+// with one statement on the deliveries_due index (status, next_attempt_at): the depth counts at most
+// QUEUE_DEPTH_CAP entries (a backlog of millions would otherwise be counted in full at every scrape) and the oldest
+// is the index's first pending entry.
+import type { Kysely } from 'kysely';
 import type { Core } from '../../core.js';
+import type { Database } from '../../store/tables.js';
 import { metricsOf } from '../../metrics.js';
 import type { Claimed } from './queue/index.js';
 import type { Outcome } from './schedule.js';
@@ -79,7 +83,8 @@ function registerQueueGauges(core: Core): void {
   // One query serves both gauges of a scrape (each gauge's collect asks; the second gets the first's answer).
   const read = () => (reading ??= queueFigures(core).finally(() => setImmediate(() => { reading = null; })));
   // Without an answer the gauges keep their last values: the scrape still shows waypost_database_up = 0.
-  metrics.gauge('waypost_delivery_queue_depth', 'Pending deliveries: due now, in flight or waiting for a retry', [],
+  metrics.gauge('waypost_delivery_queue_depth', 'Pending deliveries: due now, in flight or waiting for a retry '
+    + `(counted up to ${QUEUE_DEPTH_CAP}: the gauge stays there however many more wait)`, [],
     async function collect() {
       const figures = await read();
       if (figures) this.set(figures.depth);
@@ -94,13 +99,28 @@ function registerQueueGauges(core: Core): void {
 
 interface QueueFigures { depth: number; oldestDueAt: number | null }
 
-/** Pending deliveries and the earliest time one is due; null when the database does not answer in time. */
-async function queueFigures(core: Core): Promise<QueueFigures | null> {
+/** The queue-depth gauge counts no further than this: enough to page on, bounded at a scrape however deep the
+ *  backlog (README "Metrics"). */
+export const QUEUE_DEPTH_CAP = 100_000;
+
+/** Both figures in one statement, each a bounded read of deliveries_due: the depth counts the first `cap` pending
+ *  entries, the oldest due time is the first entry in (status, next_attempt_at) order. */
+export function queueStatement(db: Kysely<Database>, cap = QUEUE_DEPTH_CAP) {
+  const pending = () => db.selectFrom('deliveries').where('status', '=', 'pending');
+  return db.selectNoFrom((eb) => [
+    eb.selectFrom(pending().select('next_attempt_at').limit(cap).as('p'))
+      .select(eb.fn.countAll().as('n')).as('depth'),
+    pending().select('next_attempt_at').where('next_attempt_at', 'is not', null)
+      .orderBy('next_attempt_at').limit(1).as('oldest'),
+  ]);
+}
+
+/** Pending deliveries (up to the cap) and the earliest time one is due; null when the database does not answer in
+ *  time. */
+export async function queueFigures(core: Core, cap = QUEUE_DEPTH_CAP): Promise<QueueFigures | null> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), QUEUE_READ_MS); });
-  const query = core.db.selectFrom('deliveries')
-    .select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('next_attempt_at').as('oldest')])
-    .where('status', '=', 'pending')
+  const query = queueStatement(core.db, cap)
     .executeTakeFirstOrThrow()
     .then((r) => ({ depth: Number(r.depth), oldestDueAt: r.oldest === null ? null : Number(r.oldest) }))
     .catch(() => null);

@@ -3,9 +3,10 @@
 // same event, `redelivery_of` the original), and only once: a delivery that already has a redelivery is skipped, so
 // running recover twice sends nothing twice. A recover is a job (jobs.ts) run in short transactions (run.ts): the
 // admin API answers at once and runs it in the background; the CLI runs it in the foreground with a progress line.
+// Starting one reads no deliveries: the job first counts its total in bounded chunks, then queues.
 import type { Core } from '../../core.js';
 import { checkInput, type RecoverRequest } from './input.js';
-import { createJob, finishJob, getJob, jobView, type RecoverJobView } from './jobs.js';
+import { countedJob, createJob, finishJob, getJob, jobView, type RecoverJobView } from './jobs.js';
 import { checkWebhook, countRecoverable, runBatches } from './run.js';
 
 export { RECOVERABLE } from './input.js';
@@ -19,11 +20,20 @@ interface Running {
 const running = new WeakMap<Core, Set<Running>>();
 
 async function run(core: Core, jobId: string, webhookId: string, req: RecoverRequest, self: Running,
-  onBatch?: (queued: number) => void): Promise<void> {
+  watch: Watch): Promise<void> {
   try {
-    const queued = await runBatches(core, jobId, webhookId, req, { stopping: () => self.stopping, onBatch });
+    const stopping = () => self.stopping;
+    const total = await countRecoverable(core.db, webhookId, req, {
+      stopping, onChunk: (counted) => countedJob(core, jobId, counted, false) });
+    let queued = 0;
+    if (total !== null) {
+      await countedJob(core, jobId, total, true);
+      watch.onTotal?.(total);
+      queued = await runBatches(core, jobId, webhookId, req, { stopping, onBatch: watch.onBatch });
+    }
     await finishJob(core, jobId, self.stopping ? 'interrupted' : 'done');
-    core.log.info({ webhookId, job: jobId, since: req.since, statuses: req.statuses, queued }, 'deliveries recovered');
+    core.log.info({ webhookId, job: jobId, since: req.since, statuses: req.statuses, total, queued },
+      'deliveries recovered');
   } catch (err) {
     self.error = err;
     core.log.warn({ webhookId, job: jobId, err }, 'recover stopped');
@@ -32,7 +42,10 @@ async function run(core: Core, jobId: string, webhookId: string, req: RecoverReq
 }
 
 interface Watch {
+  /** The job as it starts (its total not counted yet). */
   onStart?: (job: RecoverJobView) => void;
+  /** The total, once counted (before the first batch). */
+  onTotal?: (total: number) => void;
   onBatch?: (queued: number) => void;
 }
 
@@ -40,15 +53,14 @@ async function begin(core: Core, webhookId: string, body: unknown, watch: Watch 
 Promise<{ job: RecoverJobView; self: Running }> {
   const req = checkInput(body);
   await checkWebhook(core.db, webhookId);
-  const total = await countRecoverable(core.db, webhookId, req);
-  const row = await createJob(core, webhookId, req, total);
+  const row = await createJob(core, webhookId, req);
   const self: Running = { stopping: false, done: Promise.resolve() };
   const jobs = running.get(core) ?? new Set();
   running.set(core, jobs);
   jobs.add(self);
   const job = jobView(row, core.clock.now());
   watch.onStart?.(job);
-  self.done = run(core, row.id, webhookId, req, self, watch.onBatch).finally(() => jobs.delete(self));
+  self.done = run(core, row.id, webhookId, req, self, watch).finally(() => jobs.delete(self));
   return { job, self };
 }
 
@@ -57,8 +69,8 @@ export async function startRecover(core: Core, webhookId: string, body: unknown)
   return (await begin(core, webhookId, body)).job;
 }
 
-/** Runs a recover to the end (throws what stopped it); `onStart` gets the job (with its total), `onBatch` each
- *  batch's count. */
+/** Runs a recover to the end (throws what stopped it); `onStart` gets the job, `onTotal` its total once counted,
+ *  `onBatch` each batch's count. */
 export async function recoverDeliveries(core: Core, webhookId: string, body: unknown, watch: Watch = {}):
 Promise<RecoverJobView> {
   const { job, self } = await begin(core, webhookId, body, watch);

@@ -1,5 +1,6 @@
-// A recover's progress, persisted (recover_jobs, migration 0014) so that any API process can answer for it. A job
-// still `running` after its lease ran out was interrupted: the process running it stopped without saying so.
+// A recover's progress, persisted (recover_jobs, migrations 0014 and 0017) so that any API process can answer for it.
+// A job still `running` after its lease ran out was interrupted: the process running it stopped without saying so.
+// Its total is null until the job has counted it (`counting`), so that starting one reads no deliveries.
 import type { Kysely } from 'kysely';
 import type { Core } from '../../core.js';
 import { notFound } from '../../errors.js';
@@ -19,22 +20,31 @@ export function jobView(row: RecoverJobRow, nowMs: number): RecoverJobView {
   const stale = row.status === 'running' && Number(row.lease_until) < nowMs;
   return {
     id: row.id, webhook_id: row.webhook_id, since: row.since, statuses: row.statuses.split(',') as DeliveryStatus[],
-    status: stale ? 'interrupted' : row.status, total: Number(row.total), queued: Number(row.queued),
+    status: stale ? 'interrupted' : row.status, total: row.counting ? null : Number(row.total),
+    queued: Number(row.queued),
     error: row.error, created_at: row.created_at, updated_at: row.updated_at, finished_at: row.finished_at,
   };
 }
 
-export async function createJob(core: Core, webhookId: string, req: RecoverRequest, total: number):
-Promise<RecoverJobRow> {
+export async function createJob(core: Core, webhookId: string, req: RecoverRequest): Promise<RecoverJobRow> {
   const now = core.clock.now();
   const iso = new Date(now).toISOString();
   const row: RecoverJobRow = {
     id: newId('rcv', now), webhook_id: webhookId, since: req.since, statuses: req.statuses.join(','),
-    status: 'running', total, queued: 0, lease_until: now + JOB_LEASE_MS, error: null,
+    status: 'running', total: 0, counting: 1, queued: 0, lease_until: now + JOB_LEASE_MS, error: null,
     created_at: iso, updated_at: iso, finished_at: null,
   };
   await core.db.insertInto('recover_jobs').values(row).execute();
   return row;
+}
+
+/** The count so far (`done`: the total), with the lease renewed: a long count is progress too. */
+export async function countedJob(core: Core, id: string, counted: number, done: boolean): Promise<void> {
+  const now = core.clock.now();
+  await core.db.updateTable('recover_jobs')
+    .set({ total: counted, counting: done ? 0 : 1, lease_until: now + JOB_LEASE_MS,
+      updated_at: new Date(now).toISOString() })
+    .where('id', '=', id).execute();
 }
 
 /** Counts a batch and renews the lease, in the batch's own transaction (progress and rows commit together). */

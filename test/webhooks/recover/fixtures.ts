@@ -30,7 +30,7 @@ export async function seedFailed(wp: Waypost, webhookId: string, n: number, at: 
 export interface JobAnswer {
   id: string;
   status: string;
-  total: number;
+  total: number | null; // null until the job has counted it
   queued: number;
   error: string | null;
 }

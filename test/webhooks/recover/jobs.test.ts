@@ -54,8 +54,8 @@ describe.each(DIALECTS)('recover jobs on %s', (dialect) => {
     const n = 12_000;
     await seedFailed(wp, hookId, n, since);
     const job = await start(app, hookId);
-    expect(job).toMatchObject({
-      status: 'running', total: n, queued: 0, webhook_id: hookId, statuses: ['failed', 'cancelled'] });
+    expect(job).toMatchObject({ // answered at once: the job counts its total afterwards
+      status: 'running', total: null, queued: 0, webhook_id: hookId, statuses: ['failed', 'cancelled'] });
 
     await wp.put('bookings', 9001, booking()); // one transaction over all 12,000 held this back until the end
     const url = `/admin/api/webhooks/${hookId}/recover/${job.id}`;
@@ -83,9 +83,8 @@ describe.each(DIALECTS)('recover jobs on %s', (dialect) => {
       expect(await pendingRedeliveries()).toHaveLength(stopped.queued); // progress commits with its batch
 
       const again = await start(otherApp, hookId);
-      expect(again.total).toBe(n - stopped.queued);
-      expect(await waitForJob(otherApp, auth, hookId, again.id))
-        .toMatchObject({ status: 'done', queued: n - stopped.queued });
+      expect(await waitForJob(otherApp, auth, hookId, again.id)) // the rest, counted as it started
+        .toMatchObject({ status: 'done', total: n - stopped.queued, queued: n - stopped.queued });
       expect((await pendingRedeliveries()).sort()).toEqual([...seeded].sort());
     });
 

@@ -28,8 +28,10 @@ interface Props {
 
 function Progress({ job }: { job: RecoverJob }) {
   const done = job.status !== 'running';
-  const value = Math.min(job.queued, job.total);
-  const of = `${job.queued.toLocaleString()} of ${job.total.toLocaleString()}`;
+  // The total is counted by the job after it starts (null until then): the bar is indeterminate meanwhile.
+  const total = job.total;
+  const value = total === null ? job.queued : Math.min(job.queued, total);
+  const of = total === null ? value.toLocaleString() : `${value.toLocaleString()} of ${total.toLocaleString()}`;
   const summary = job.status === 'done'
     ? (job.queued
       ? `Done: queued ${plural(job.queued, 'redelivery', 'redeliveries')}. A running worker sends them now.`
@@ -37,15 +39,19 @@ function Progress({ job }: { job: RecoverJob }) {
     : job.status === 'interrupted'
       ? `Interrupted after ${of}. Run Recover again to finish the rest; nothing is sent twice.`
       : `Stopped after ${job.queued.toLocaleString()}: ${job.error ?? 'an error'}`;
+  const bar = total === null
+    ? { 'aria-valuetext': 'Counting the deliveries to redeliver' }
+    : { 'aria-valuemin': 0, 'aria-valuemax': total || 1, 'aria-valuenow': total ? value : 1,
+      'aria-valuetext': `${value} of ${total}` };
   return (
     <div className="recover-progress" data-testid="recover-progress">
-      <div role="progressbar" aria-label="Redeliveries queued" aria-valuemin={0} aria-valuemax={job.total || 1}
-        aria-valuenow={job.total ? value : 1} aria-valuetext={`${value} of ${job.total}`} className="progress">
-        <div className="progress-fill" style={{ width: `${job.total ? (100 * value) / job.total : 100}%` }} />
+      <div role="progressbar" aria-label="Redeliveries queued" {...bar} aria-busy={total === null && !done}
+        className={total === null ? 'progress progress-indeterminate' : 'progress'}>
+        <div className="progress-fill" style={{ width: `${total ? (100 * value) / total : 100}%` }} />
       </div>
       <p role="status" aria-live="polite" tabIndex={-1} ref={focusOnMount} data-testid="recover-status"
         className={job.status === 'failed' || job.status === 'interrupted' ? 'form-error' : undefined}>
-        {done ? summary : `Queued ${value.toLocaleString()} of ${job.total.toLocaleString()}`}
+        {done ? summary : total === null ? 'Counting the deliveries to redeliver…' : `Queued ${of}`}
       </p>
     </div>
   );
