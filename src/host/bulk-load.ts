@@ -10,11 +10,13 @@ import type { Core } from '../core.js';
 import { searchTextOf } from '../records/rows.js';
 import type { Pending } from '../store/bulk-schema.js';
 import type { Searchable } from '../store/dialect.js';
+import type { Resource } from '../records/schemas.js';
 
 type Db = Kysely<any>;
 
 /** The tables an import writes; their secondary indexes and triggers wait during a bulk load. */
 const TABLES = ['trips', 'customers', 'bookings', 'booking_trips', 'payments', 'enquiries', 'reviews'];
+const RESOURCES: Resource[] = ['trips', 'customers', 'bookings', 'payments', 'enquiries', 'reviews'];
 /** An index the import itself reads (embedded customers found by e-mail), kept. */
 const KEPT = ['customers_email'];
 /** Below this size an import writes its indexes as it goes (a rebuild would cost more than it saves). */
@@ -50,6 +52,7 @@ export async function beginBulkLoad(core: Core): Promise<void> {
     for (const p of drop) {
       if (p.kind === 'index') await sql`DROP INDEX ${sql.id(p.name)}`.execute(db);
       if (p.kind === 'trigger') await sql`DROP TRIGGER ${sql.id(p.name)}`.execute(db);
+      if (p.kind === 'search') await core.store.sql.deferSearchMerges(db, p);
     }
   });
 }
@@ -75,11 +78,13 @@ export async function finishBulkLoad(core: Core, onStep?: (step: string, done: n
         await core.store.sql.beforeIndexBuild(trx);
         await sql.raw(p.definition).execute(trx);
       } else {
-        await core.store.sql.rebuildSearch(trx, p, textOf);
+        await core.store.sql.finishSearch(trx, p, textOf);
       }
       await (trx as unknown as Db).deleteFrom('bulk_load_pending').where('name', '=', p.name).execute();
     });
   }
+  // A server in this process may have cached lists and searches answered without these indexes.
+  if (pending.length > 0) core.bus.emit('records.changed', RESOURCES);
   if (triggers.length === 0) return;
   onStep?.('triggers', done, pending.length);
   await core.db.transaction().execute(async (trx) => {

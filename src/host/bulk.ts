@@ -9,7 +9,7 @@ import { iso, type StoredRecords } from '../records/normalize.js';
 import { bumpCountQuery, countKeys, rowFor, storedRow, tripLinks } from '../records/rows.js';
 import { affectedApiResources, ASSIGNED_ID_MIN, type InputRecords, type Resource } from '../records/schemas.js';
 import { hostIdProblem } from '../records/validate.js';
-import { nextAssignedId, SEARCHABLE, searchIndexStatements, searchTextInIndexOnly, type Searchable }
+import { nextAssignedId, SEARCHABLE, searchIndexStatements, type Searchable }
   from '../store/dialect.js';
 import { lockNames } from '../store/locks.js';
 import type { SqliteWriter } from '../store/sqlite-writer.js';
@@ -39,20 +39,16 @@ const CHUNK = 500;
 const chunks = <T>(list: T[]): T[][] => Array.from({ length: Math.ceil(list.length / CHUNK) },
   (_, i) => list.slice(i * CHUNK, (i + 1) * CHUNK));
 
-/**
- * One batch in one transaction; `inTransaction` runs last in it (the importer's progress marker). `bulkLoad`: the
- * search index is rebuilt after the import (bulk-load.ts), so the batch does not write it.
- */
+/** One batch in one transaction; `inTransaction` runs last in it (the importer's progress marker). */
 export async function putBatch(
   core: Core,
   items: BulkItem[],
   inTransaction?: (trx: Db) => Promise<void>,
-  bulkLoad = false,
 ): Promise<BulkOutcome[]> {
   const { outcomes, resources } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
     await core.store.sql.bulkCommitSettings(trx); // PostgreSQL: no wait for the WAL flush (bulk-schema.ts)
     await lockNames(trx, items.flatMap((item) => writeLockNames(item.resource, item.id, item.input)));
-    const batch = new Batch(trx, iso(core.clock.now()), null, bulkLoad);
+    const batch = new Batch(trx, iso(core.clock.now()), null);
     const outcomes = await batch.decide(items);
     for (const query of batch.statements()) await trx.executeQuery(query);
     await inTransaction?.(trx);
@@ -77,11 +73,11 @@ function announce(core: Core, resources: Resource[]): void {
 export class SqlitePipeline {
   private inflight: Batch | null = null;
 
-  constructor(private readonly core: Core, private readonly writer: SqliteWriter, private readonly bulkLoad = false) {}
+  constructor(private readonly core: Core, private readonly writer: SqliteWriter) {}
 
   /** Reads and decides a batch (nothing written yet). */
   async prepare(items: BulkItem[]): Promise<{ batch: Batch; outcomes: BulkOutcome[] }> {
-    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight, this.bulkLoad);
+    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight);
     return { batch, outcomes: await batch.decide(items) };
   }
 
@@ -102,8 +98,7 @@ class Batch {
   private written = new Map<Resource, Set<number>>();
   lastAssigned: number | null;
 
-  constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null,
-    private readonly bulkLoad: boolean) {
+  constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null) {
     this.lastAssigned = inflight?.lastAssigned ?? null;
   }
 
@@ -233,8 +228,6 @@ class Batch {
   statements(): CompiledQuery[] {
     const db = this.trx as unknown as Kysely<any>;
     const out: CompiledQuery[] = [];
-    const indexOnly = searchTextInIndexOnly(this.trx);
-    const noSearch = indexOnly && this.bulkLoad; // the index alone keeps the text: rebuilt after a bulk load
     const rowsOf = (table: string, list: Array<Record<string, unknown>>) =>
       rowsStatement(db, table, Object.keys(list[0]), list, null);
     const deltas = new Map<string, number>();
@@ -245,8 +238,8 @@ class Batch {
       for (const id of ids) {
         const rec = this.table(this.current, resource).get(id)!;
         const before = this.table(this.original, resource).get(id) ?? null;
-        const row = rowFor(resource, rec as never, !noSearch);
-        const prevRow = before ? rowFor(resource, before as never, !noSearch) : null;
+        const row = rowFor(resource, rec as never);
+        const prevRow = before ? rowFor(resource, before as never) : null;
         rows.push(storedRow(this.trx, row));
         if ('search_text' in row && row.search_text !== prevRow?.search_text) {
           search.push({ id, text: row.search_text as string, replaces: prevRow !== null });
@@ -266,7 +259,7 @@ class Batch {
       for (const part of chunks(rows)) {
         out.push(rowsStatement(db, resource, ['id', ...columns], part, 'id'));
       }
-      if (!this.bulkLoad && (SEARCHABLE as readonly string[]).includes(resource)) {
+      if ((SEARCHABLE as readonly string[]).includes(resource)) {
         out.push(...searchIndexStatements(db, resource as Searchable, search, CHUNK, rowsOf));
       }
       for (const part of chunks(links.replaced)) {

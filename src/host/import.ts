@@ -173,7 +173,7 @@ export async function importFile(core: Core, path: string, options: ImportOption
 
   // SQLite with a writer thread: batch N + 1 is read and decided here while the thread commits batch N.
   // (Set up before the file is opened: readline starts reading at once, and lines read before the loop are lost.)
-  const pipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer, bulk) : null;
+  const pipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer) : null;
   let inFlight: Promise<void> | null = null;
   const cacheKib = IMPORT_CACHE_KIB[bulk ? 'bulk' : 'rows'];
   const pragma = { sql: `PRAGMA cache_size = -${cacheKib}`, parameters: [] };
@@ -230,8 +230,7 @@ export async function importFile(core: Core, path: string, options: ImportOption
     }
     let outcomes: Array<{ created: boolean; changed: boolean }>;
     try {
-      outcomes = await putBatch(core, items, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())),
-        bulk);
+      outcomes = await putBatch(core, items, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())));
     } catch (err) {
       throw failed(first, throughLine, err);
     }

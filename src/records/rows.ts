@@ -10,15 +10,14 @@ type Db = Kysely<Database>;
 /** Record tables share the columns id and data; queries that take the table name as a value use this view. */
 const anyTable = (db: Db) => db as unknown as Kysely<any>;
 
-/** `search`: false leaves search_text empty (a bulk load on SQLite builds its search index from `data` later). */
-export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R], search = true): Record<string, unknown> {
+export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): Record<string, unknown> {
   const data = JSON.stringify(rec);
   switch (resource) {
     case 'trips': {
       const t = rec as StoredRecords['trips'];
       return {
         id: t.id, data, status: t.status, title: t.title,
-        search_text: search ? searchTextOf('trips', t) : '',
+        search_text: searchTextOf('trips', t),
         created_at: t.created_at, updated_at: t.updated_at,
       };
     }
@@ -26,7 +25,7 @@ export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R], s
       const c = rec as StoredRecords['customers'];
       return {
         id: c.id, data, email: c.email.toLowerCase(),
-        search_text: search ? searchTextOf('customers', c) : '',
+        search_text: searchTextOf('customers', c),
         created_at: c.created_at, updated_at: c.updated_at,
       };
     }
@@ -38,7 +37,7 @@ export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R], s
         customer_email: b.customer?.email.toLowerCase() ?? null,
         visible: isLegacyEngine(b.engine_version) ? 0 : 1,
         booked_at: b.booked_at,
-        search_text: search ? searchTextOf('bookings', b) : '',
+        search_text: searchTextOf('bookings', b),
         created_at: b.created_at, updated_at: b.updated_at,
       };
     }
@@ -46,7 +45,7 @@ export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R], s
       const p = rec as StoredRecords['payments'];
       return {
         id: p.id, data, booking_id: p.booking_id, status: p.status,
-        search_text: search ? searchTextOf('payments', p) : '',
+        search_text: searchTextOf('payments', p),
         created_at: p.created_at, updated_at: p.updated_at,
       };
     }

@@ -24,8 +24,10 @@ export interface BulkSql {
   secondaryIndexes(db: Db, tables: string[], kept: string[]): Promise<Pending[]>;
   /** Settings for the transaction that builds one index. */
   beforeIndexBuild(trx: Db): Promise<void>;
-  /** Rebuilds a dropped search index from its table's rows; `textOf` gives a stored record's search text. */
-  rebuildSearch(trx: Db, p: Pending, textOf: (table: string, data: string) => string): Promise<void>;
+  /** As a bulk load begins: sets a search index (SQLite) to take the load's batches with fewer merges. */
+  deferSearchMerges(db: Db, p: Pending): Promise<void>;
+  /** Finishes a search index after a bulk load; `textOf` gives a stored record's search text. */
+  finishSearch(trx: Db, p: Pending, textOf: (table: string, data: string) => string): Promise<void>;
   /** Sets the main connection's page cache for an import; returns what puts it back. */
   importCache(kib: number): () => void;
   /** After an import that wrote rows. */
@@ -40,6 +42,11 @@ export const DEFAULT_BATCH_SIZE = { sqlite: 2000, postgres: 500 } as const;
 
 /** FTS5's pending-terms limit while a search index is rebuilt (its default is 1 MB). */
 const FTS_HASH_BYTES = 8 * 1024 * 1024;
+/** A bulk-load search entry whose rows the batches write (the older kind, definition = table, is refilled). */
+const MERGE_PREFIX = 'merge:';
+/** FTS5 merges this many segments of a level at once while a bulk load writes (its default is 4, its limit 16). */
+const BULK_AUTOMERGE = 16;
+const DEFAULT_AUTOMERGE = 4;
 
 export function sqliteBulk(sqlite: SqliteDatabase.Database): BulkSql {
   return {
@@ -50,14 +57,32 @@ export function sqliteBulk(sqlite: SqliteDatabase.Database): BulkSql {
         SELECT name, type AS kind, sql AS definition FROM sqlite_master
         WHERE type IN ('index', 'trigger') AND sql IS NOT NULL AND tbl_name IN (${sql.join(tables)})
           AND name NOT IN (${sql.join(kept)})`.execute(db);
-      return [...rows, ...SEARCHABLE.map((t) => ({ name: `${t}_fts`, kind: 'search' as const, definition: t }))];
+      return [...rows, ...SEARCHABLE.map((t) => ({
+        name: `${t}_fts`, kind: 'search' as const, definition: `${MERGE_PREFIX}${t}`,
+      }))];
     },
-    beforeIndexBuild: async () => {},
-    rebuildSearch: async (trx, p, textOf) => {
+    // The search index is written by the load's batches, on the writer thread beside the main thread's parsing.
+    // Each batch's commit writes one FTS5 segment, and FTS5 merges a level's segments once it has `automerge` of
+    // them: at 4, each row is rewritten about five times over a million rows; at 16, two or three times. Search over
+    // the segments left answers a common word in 0.06 ms instead of 0.02 ms after a full merge (320,000 lines).
+    deferSearchMerges: async (db, p) => {
+      const fts = sql.table(p.name);
+      await sql`INSERT INTO ${fts} (${fts}, rank) VALUES ('automerge', ${sql.lit(BULK_AUTOMERGE)})`.execute(db);
+    },
+    // A sort spills to temporary files by default: in memory, a million-row index builds about a quarter faster.
+    beforeIndexBuild: async (trx) => {
+      await sql`PRAGMA temp_store = MEMORY`.execute(trx);
+    },
+    finishSearch: async (trx, p, textOf) => {
+      const fts = sql.table(p.name);
+      if (p.definition.startsWith(MERGE_PREFIX)) {
+        await sql`INSERT INTO ${fts} (${fts}, rank) VALUES ('automerge', ${sql.lit(DEFAULT_AUTOMERGE)})`.execute(trx);
+        return;
+      }
+      // An earlier version's bulk load left the index empty: refill it from the stored records.
       // The search text comes from the stored record, as the write path computes it (SQLite keeps no copy of it).
       sqlite.function('waypost_search_text', { deterministic: true }, (table: unknown, data: unknown) =>
         textOf(String(table), String(data)));
-      const fts = sql.table(p.name);
       await sql`INSERT INTO ${fts} (${fts}) VALUES ('delete-all')`.execute(trx);
       // FTS5 writes a segment each time its pending terms pass 'hashsize' (1 MB): at 8 MB, fewer segments to merge
       // (about a quarter faster). Back to the default before the commit, which is what reads it.
@@ -97,7 +122,8 @@ export const postgresBulk: BulkSql = {
   beforeIndexBuild: async (trx) => {
     await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);
   },
-  rebuildSearch: async () => {
+  deferSearchMerges: async () => {},
+  finishSearch: async () => {
     throw new Error('PostgreSQL search indexes are GIN indexes, rebuilt like the others');
   },
   importCache: () => () => {},
