@@ -18,6 +18,7 @@ import { CONSOLE_DIST, buildReferenceAssets, REFERENCE_DIST } from '../../src/bu
 import { buildConsole } from '../console/browser.js';
 import type { Waypost } from '../../src/sdk.js';
 import { authOf, trip } from './setup.js';
+import { compress } from '../../src/api/compression.js';
 
 const redisUp = await hasRedis();
 const CACHES: Array<[string, Partial<Config>]> = [['memory', {}]];
@@ -131,6 +132,19 @@ describe.each(DIALECTS)('compressed REST API answers over HTTP on %s', (dialect)
       expect([gz.headers['content-encoding'], gz.headers['x-cache']]).toEqual(['gzip', 'MISS']);
       expect((decode(gz) as unknown[]).length).toBe(20);
     });
+  });
+});
+
+describe('compressed bodies kept in the memory cache', () => {
+  it('hold exactly their bytes, not zlib\'s working chunk (the cache\'s byte limit is what it holds)', async () => {
+    const body = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ id: i, email: `guest${i}@example.com` })));
+    const { br, gzip } = await compress(body);
+    for (const b of [br!, gzip!]) {
+      expect(b.length).toBeLessThan(body.length / 3);
+      expect(b.buffer.byteLength).toBe(b.length);
+    }
+    expect(brotliDecompressSync(br!).toString()).toBe(body);
+    expect(gunzipSync(gzip!).toString()).toBe(body);
   });
 });
 
