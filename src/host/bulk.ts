@@ -9,7 +9,7 @@ import { iso, type StoredRecords } from '../records/normalize.js';
 import { bumpCountQuery, countKeys, rowFor, storedRow, tripLinks } from '../records/rows.js';
 import { affectedApiResources, ASSIGNED_ID_MIN, type InputRecords, type Resource } from '../records/schemas.js';
 import { hostIdProblem } from '../records/validate.js';
-import { nextAssignedId, SEARCHABLE, searchIndexStatements, searchTextInIndexOnly, type Searchable }
+import { dialectOf, nextAssignedId, SEARCHABLE, searchIndexStatements, searchTextInIndexOnly, type Searchable }
   from '../store/dialect.js';
 import { lockNames } from '../store/locks.js';
 import type { SqliteWriter } from '../store/sqlite-writer.js';
@@ -17,6 +17,7 @@ import type { Database } from '../store/tables.js';
 import { storedFor } from './draft.js';
 import { rowsStatement } from '../store/rows-statement.js';
 import { retryOnConflict, writeLockNames } from './locks.js';
+import { bumpCountsQuery, combineWrites, pgBatchTransaction } from './bulk-pg.js';
 
 type Db = Kysely<Database>;
 type Row = Record<string, unknown>;
@@ -49,15 +50,22 @@ export async function putBatch(
   inTransaction?: (trx: Db) => Promise<void>,
   bulkLoad = false,
 ): Promise<BulkOutcome[]> {
-  const { outcomes, resources } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
-    await core.store.sql.bulkCommitSettings(trx); // PostgreSQL: no wait for the WAL flush (bulk-schema.ts)
-    await lockNames(trx, items.flatMap((item) => writeLockNames(item.resource, item.id, item.input)));
+  const names = items.flatMap((item) => writeLockNames(item.resource, item.id, item.input));
+  const write = async (trx: Db, combine: boolean) => {
     const batch = new Batch(trx, iso(core.clock.now()), null, bulkLoad);
     const outcomes = await batch.decide(items);
-    for (const query of batch.statements()) await trx.executeQuery(query);
+    const statements = batch.statements();
+    for (const query of combine ? combineWrites(statements) : statements) await trx.executeQuery(query);
     await inTransaction?.(trx);
     return { outcomes, resources: batch.resources() };
-  }));
+  };
+  const { outcomes, resources } = await retryOnConflict(() => dialectOf(core.db) === 'postgres'
+    ? pgBatchTransaction(core.db, names, (conn) => write(conn, true)) // few round trips (bulk-pg.ts)
+    : core.db.transaction().execute(async (trx) => {
+      await core.store.sql.bulkCommitSettings(trx);
+      await lockNames(trx, names);
+      return await write(trx, false);
+    }));
   announce(core, resources);
   return outcomes;
 }
@@ -276,7 +284,12 @@ class Batch {
         out.push(rowsOf('booking_trips', part));
       }
     }
-    for (const [key, delta] of deltas) if (delta !== 0) out.push(bumpCountQuery(this.trx, key, delta));
+    const bumps = [...deltas].filter(([, delta]) => delta !== 0);
+    if (dialectOf(this.trx) === 'postgres') {
+      if (bumps.length) out.push(bumpCountsQuery(bumps)); // one statement, not one per total
+    } else {
+      for (const [key, delta] of bumps) out.push(bumpCountQuery(this.trx, key, delta));
+    }
     return out;
   }
 }

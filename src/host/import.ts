@@ -228,14 +228,12 @@ export async function importFile(core: Core, path: string, options: ImportOption
       );
       return;
     }
-    let outcomes: Array<{ created: boolean; changed: boolean }>;
-    try {
-      outcomes = await putBatch(core, items, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())),
-        bulk);
-    } catch (err) {
-      throw failed(first, throughLine, err);
-    }
-    committed(outcomes, throughLine);
+    // PostgreSQL: the next batch's lines are read and validated while this one is written. It starts (locks, reads,
+    // decides) only after this one committed, so it sees it as any later write would.
+    await inFlight;
+    inFlight = putBatch(core, items, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())), bulk)
+      .then((outcomes) => committed(outcomes, throughLine), (err) => { throw failed(first, throughLine, err); });
+    inFlight.catch(() => undefined); // handled: the next flush (or the end) awaits it and stops the import
   };
 
   try {

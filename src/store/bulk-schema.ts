@@ -78,12 +78,15 @@ export function sqliteBulk(sqlite: SqliteDatabase.Database): BulkSql {
   };
 }
 
+/** A PostgreSQL import batch's transaction settings (src/host/bulk-pg.ts sends them with its BEGIN). */
+export const PG_BATCH_SETTINGS = 'SET LOCAL synchronous_commit = off';
+
 export const postgresBulk: BulkSql = {
   defaultImportBatch: DEFAULT_BATCH_SIZE.postgres,
   // An import batch need not wait for its WAL flush: a crash loses at most the last batches, and with them the
   // progress marker of the same transaction, so a re-run writes them again. (SQLite's WAL does not sync either.)
   bulkCommitSettings: async (trx) => {
-    await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+    await sql.raw(PG_BATCH_SETTINGS).execute(trx);
   },
   secondaryIndexes: async (db, tables, kept) => {
     const { rows } = await sql<{ name: string; definition: string }>`
