@@ -70,7 +70,7 @@ export async function putBatch(
   return outcomes;
 }
 
-function announce(core: Core, resources: Resource[]): void {
+export function announce(core: Core, resources: Resource[]): void {
   if (resources.length) {
     core.bus.emit('records.changed', [...new Set([...resources, ...affectedApiResources(resources)])]);
   }
@@ -102,7 +102,7 @@ export class SqlitePipeline {
   }
 }
 
-class Batch {
+export class Batch {
   /** What each touched record is now, as this batch goes (null: absent). */
   readonly current = new Map<Resource, Map<number, Stored | null>>();
   /** What it was when the batch began: the write's "before" for the search index, trip links and totals. */

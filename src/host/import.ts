@@ -14,6 +14,7 @@ import type { InputRecords, Resource } from '../records/schemas.js';
 import { hostIdProblem, validateInput } from '../records/validate.js';
 import type { Database } from '../store/tables.js';
 import { putBatch, SqlitePipeline } from './bulk.js';
+import { PgPipeline } from './pg-pipeline.js';
 import { beginBulkLoad, finishBulkLoad, pendingBulkLoad, shouldBulkLoad } from './bulk-load.js';
 
 /** Line types, singular or plural, and the resource each one writes. */
@@ -173,13 +174,16 @@ export async function importFile(core: Core, path: string, options: ImportOption
 
   // SQLite with a writer thread: batch N + 1 is read and decided here while the thread commits batch N.
   // (Set up before the file is opened: readline starts reading at once, and lines read before the loop are lost.)
-  const pipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer, bulk) : null;
+  // PostgreSQL: batch N + 1 is read and decided here while the server writes batch N (pg-pipeline.ts).
+  const pgPipeline = core.store.pg ? await PgPipeline.open(core, bulk) : null;
+  const sqlitePipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer, bulk) : null;
+  const pipeline = sqlitePipeline ?? pgPipeline;
   let inFlight: Promise<void> | null = null;
   const cacheKib = IMPORT_CACHE_KIB[bulk ? 'bulk' : 'rows'];
   const pragma = { sql: `PRAGMA cache_size = -${cacheKib}`, parameters: [] };
-  if (pipeline) await core.store.writer!.transaction([pragma]);
+  if (sqlitePipeline) await core.store.writer!.transaction([pragma]);
   // With the writer thread, only its cache matters.
-  const restoreCache = pipeline ? () => {} : core.store.sql.importCache(cacheKib);
+  const restoreCache = sqlitePipeline ? () => {} : core.store.sql.importCache(cacheKib);
   const stream = createReadStream(summary.file);
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
   let batch: Array<ImportItem & { line: number }> = [];
@@ -226,14 +230,17 @@ export async function importFile(core: Core, path: string, options: ImportOption
         () => committed(outcomes, throughLine),
         (err) => { throw failed(first, throughLine, err); },
       );
+      inFlight.catch(() => undefined); // handled: the next flush (or the end) awaits it and stops the import
       return;
     }
-    // PostgreSQL: the next batch's lines are read and validated while this one is written. It starts (locks, reads,
-    // decides) only after this one committed, so it sees it as any later write would.
-    await inFlight;
-    inFlight = putBatch(core, items, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())), bulk)
-      .then((outcomes) => committed(outcomes, throughLine), (err) => { throw failed(first, throughLine, err); });
-    inFlight.catch(() => undefined); // handled: the next flush (or the end) awaits it and stops the import
+    let outcomes: Array<{ created: boolean; changed: boolean }>;
+    try {
+      outcomes = await putBatch(core, items, (trx) => recordProgress(trx, key, throughLine, iso(core.clock.now())),
+        bulk);
+    } catch (err) {
+      throw failed(first, throughLine, err);
+    }
+    committed(outcomes, throughLine);
   };
 
   try {
@@ -261,6 +268,7 @@ export async function importFile(core: Core, path: string, options: ImportOption
     reader.close();
     stream.destroy();
     restoreCache();
+    pgPipeline?.close();
   }
   return summary;
 }
