@@ -153,7 +153,8 @@ export class Batch {
       const c = item.resource === 'bookings' ? (item.input as InputRecords['bookings']).customer : undefined;
       if (c?.id !== undefined) want('customers', c.id);
     }
-    for (const [resource, ids] of wanted) {
+    // One query per table, all at once: on PostgreSQL each goes to its own pooled connection.
+    await Promise.all([...wanted].map(async ([resource, ids]) => {
       const current = this.table(this.current, resource);
       const original = this.table(this.original, resource);
       for (const id of ids) current.set(id, null);
@@ -167,7 +168,7 @@ export class Batch {
         if (flying !== undefined) current.set(id, flying);
       }
       for (const [id, rec] of current) original.set(id, rec);
-    }
+    }));
   }
 
   private async put(resource: Resource, id: number, input: InputRecords[Resource]): Promise<BulkOutcome> {

@@ -22,6 +22,8 @@ export interface BulkSql {
   bulkCommitSettings(trx: Db): Promise<void>;
   /** The tables' secondary indexes and triggers but `kept`, and the search indexes a bulk load rebuilds. */
   secondaryIndexes(db: Db, tables: string[], kept: string[]): Promise<Pending[]>;
+  /** Indexes built at once after a bulk load, each on its own connection (default 1). */
+  indexBuilders?: number;
   /** Settings for the transaction that builds one index. */
   beforeIndexBuild(trx: Db): Promise<void>;
   /** Rebuilds a dropped search index from its table's rows; `textOf` gives a stored record's search text. */
@@ -96,6 +98,9 @@ export const postgresBulk: BulkSql = {
         AND NOT i.indisprimary AND NOT i.indisunique AND c.relname NOT IN (${sql.join(kept)})`.execute(db);
     return rows.map((r) => ({ ...r, kind: 'index' as const }));
   },
+  // Two at once: a GIN index builds on one core (PostgreSQL 15 has no parallel GIN build), so the other core builds
+  // the B-trees meanwhile.
+  indexBuilders: 2,
   // PostgreSQL sorts in maintenance_work_mem: its default (64 MB) spills a million rows to disk.
   beforeIndexBuild: async (trx) => {
     await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);
