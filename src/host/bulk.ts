@@ -9,15 +9,15 @@ import { iso, type StoredRecords } from '../records/normalize.js';
 import { bumpCountQuery, countKeys, rowFor, storedRow, tripLinks } from '../records/rows.js';
 import { affectedApiResources, ASSIGNED_ID_MIN, type InputRecords, type Resource } from '../records/schemas.js';
 import { hostIdProblem } from '../records/validate.js';
-import { dialectOf, nextAssignedId, SEARCHABLE, searchIndexStatements, searchTextInIndexOnly, type Searchable }
+import { nextAssignedId, SEARCHABLE, searchIndexStatements, searchTextInIndexOnly, type Searchable }
   from '../store/dialect.js';
 import { lockNames } from '../store/locks.js';
+import type { BulkSql } from '../store/bulk-schema.js';
 import type { SqliteWriter } from '../store/sqlite-writer.js';
 import type { Database } from '../store/tables.js';
 import { storedFor } from './draft.js';
 import { rowsStatement } from '../store/rows-statement.js';
 import { retryOnConflict, writeLockNames } from './locks.js';
-import { bumpCountsQuery, combineWrites, pgBatchTransaction } from './bulk-pg.js';
 
 type Db = Kysely<Database>;
 type Row = Record<string, unknown>;
@@ -51,20 +51,21 @@ export async function putBatch(
   bulkLoad = false,
 ): Promise<BulkOutcome[]> {
   const names = items.flatMap((item) => writeLockNames(item.resource, item.id, item.input));
-  const write = async (trx: Db, combine: boolean) => {
-    const batch = new Batch(trx, iso(core.clock.now()), null, bulkLoad);
+  const { batchTransaction, combineWrites } = core.store.sql;
+  const write = async (trx: Db) => {
+    const batch = new Batch(trx, iso(core.clock.now()), null, bulkLoad, core.store.sql.bumpCounts);
     const outcomes = await batch.decide(items);
     const statements = batch.statements();
-    for (const query of combine ? combineWrites(statements) : statements) await trx.executeQuery(query);
+    for (const query of combineWrites?.(statements) ?? statements) await trx.executeQuery(query);
     await inTransaction?.(trx);
     return { outcomes, resources: batch.resources() };
   };
-  const { outcomes, resources } = await retryOnConflict(() => dialectOf(core.db) === 'postgres'
-    ? pgBatchTransaction(core.db, names, (conn) => write(conn, true)) // few round trips (bulk-pg.ts)
+  const { outcomes, resources } = await retryOnConflict(() => batchTransaction
+    ? batchTransaction(core.db, names, write) // PostgreSQL: fewer round trips (store/bulk-pg.ts)
     : core.db.transaction().execute(async (trx) => {
       await core.store.sql.bulkCommitSettings(trx);
       await lockNames(trx, names);
-      return await write(trx, false);
+      return await write(trx);
     }));
   announce(core, resources);
   return outcomes;
@@ -111,7 +112,7 @@ export class Batch {
   lastAssigned: number | null;
 
   constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null,
-    private readonly bulkLoad: boolean) {
+    private readonly bulkLoad: boolean, private readonly bumpCounts?: BulkSql['bumpCounts']) {
     this.lastAssigned = inflight?.lastAssigned ?? null;
   }
 
@@ -286,8 +287,8 @@ export class Batch {
       }
     }
     const bumps = [...deltas].filter(([, delta]) => delta !== 0);
-    if (dialectOf(this.trx) === 'postgres') {
-      if (bumps.length) out.push(bumpCountsQuery(bumps)); // one statement, not one per total
+    if (this.bumpCounts) {
+      if (bumps.length) out.push(this.bumpCounts(bumps)); // one statement, not one per total
     } else {
       for (const [key, delta] of bumps) out.push(bumpCountQuery(this.trx, key, delta));
     }

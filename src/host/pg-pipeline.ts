@@ -13,7 +13,7 @@ import type { Core } from '../core.js';
 import { iso } from '../records/normalize.js';
 import { lockKeys } from '../store/locks.js';
 import { announce, Batch, type BulkItem, type BulkOutcome } from './bulk.js';
-import { combineWrites, pgBatchTransaction } from './bulk-pg.js';
+import { combineWrites, pgBatchTransaction } from '../store/bulk-pg.js';
 import { retryOnConflict, writeLockNames } from './locks.js';
 
 const keyList = (keys: string[]) => `'{${keys.join(',')}}'::bigint[]`;
@@ -35,7 +35,8 @@ export class PgPipeline {
   async prepare(items: BulkItem[]): Promise<{ batch: Batch; outcomes: BulkOutcome[] }> {
     const keys = lockKeys(items.flatMap((item) => writeLockNames(item.resource, item.id, item.input)));
     await this.lock(keys);
-    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight, this.bulkLoad);
+    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight, this.bulkLoad,
+      this.core.store.sql.bumpCounts);
     this.held.set(batch, keys);
     return { batch, outcomes: await batch.decide(items) };
   }

@@ -3,6 +3,8 @@
 // pg_index), how the search index is rebuilt (FTS5 table vs a GIN index like any other) and what follows an import.
 import { sql, type Kysely } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
+import type { CompiledQuery } from 'kysely';
+import { bumpCountsQuery, combineWrites, PG_BATCH_SETTINGS, pgBatchTransaction } from './bulk-pg.js';
 import { SEARCHABLE } from './dialect.js';
 
 type Db = Kysely<any>;
@@ -22,6 +24,12 @@ export interface BulkSql {
   bulkCommitSettings(trx: Db): Promise<void>;
   /** The tables' secondary indexes and triggers but `kept`, and the search indexes a bulk load rebuilds. */
   secondaryIndexes(db: Db, tables: string[], kept: string[]): Promise<Pending[]>;
+  /** One batch's transaction with its locks taken, when done otherwise than with Kysely's transaction and lockNames. */
+  batchTransaction?: <T>(db: Db, lockNames: string[], body: (conn: Db) => Promise<T>) => Promise<T>;
+  /** A batch's statements as fewer statements (default: as they are). */
+  combineWrites?: (statements: readonly CompiledQuery[]) => CompiledQuery[];
+  /** The maintained totals' deltas in one statement (default: one upsert per total). */
+  bumpCounts?: (bumps: Array<[key: string, delta: number]>) => CompiledQuery;
   /** Indexes built at once after a bulk load, each on its own connection (default 1). */
   indexBuilders?: number;
   /** Settings for the transaction that builds one index. */
@@ -80,9 +88,6 @@ export function sqliteBulk(sqlite: SqliteDatabase.Database): BulkSql {
   };
 }
 
-/** A PostgreSQL import batch's transaction settings (src/host/bulk-pg.ts sends them with its BEGIN). */
-export const PG_BATCH_SETTINGS = 'SET LOCAL synchronous_commit = off';
-
 export const postgresBulk: BulkSql = {
   defaultImportBatch: DEFAULT_BATCH_SIZE.postgres,
   // An import batch need not wait for its WAL flush: a crash loses at most the last batches, and with them the
@@ -90,6 +95,10 @@ export const postgresBulk: BulkSql = {
   bulkCommitSettings: async (trx) => {
     await sql.raw(PG_BATCH_SETTINGS).execute(trx);
   },
+  // A batch's statements each wait for the server in turn: fewer, larger ones (bulk-pg.ts).
+  batchTransaction: pgBatchTransaction,
+  combineWrites,
+  bumpCounts: bumpCountsQuery,
   secondaryIndexes: async (db, tables, kept) => {
     const { rows } = await sql<{ name: string; definition: string }>`
       SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition

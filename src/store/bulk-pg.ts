@@ -1,9 +1,11 @@
-// PostgreSQL parts of the importer's batch write (bulk.ts): few round trips per batch. Each statement waits for the
+// PostgreSQL parts of the importer's batch write (src/host/bulk.ts, pg-pipeline.ts; bulk-schema.ts names them):
 // server in turn, so a batch of ten-odd statements spent more time waiting than the server spent working.
 import { CompiledQuery, type Kysely } from 'kysely';
-import { PG_BATCH_SETTINGS } from '../store/bulk-schema.js';
-import { lockKeys } from '../store/locks.js';
-import type { Database } from '../store/tables.js';
+import { lockKeys } from './locks.js';
+import type { Database } from './tables.js';
+
+/** A PostgreSQL import batch's transaction settings, sent with its BEGIN. */
+export const PG_BATCH_SETTINGS = 'SET LOCAL synchronous_commit = off';
 
 /**
  * Adds each delta to its maintained total in one multi-row upsert (a batch touches about ten totals: ten round
