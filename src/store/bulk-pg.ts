@@ -1,5 +1,5 @@
-// PostgreSQL parts of the importer's batch write (src/host/bulk.ts, pg-pipeline.ts; bulk-schema.ts names them):
-// server in turn, so a batch of ten-odd statements spent more time waiting than the server spent working.
+// PostgreSQL parts of the importer's batch write (src/host/bulk.ts, pg-pipeline.ts; bulk-schema.ts names them): few
+// round trips per batch. Each statement waits for the server in turn: ten-odd per batch cost more than their work.
 import { CompiledQuery, type Kysely } from 'kysely';
 import { lockKeys } from './locks.js';
 import type { Database } from './tables.js';
