@@ -71,7 +71,8 @@ export async function finishBulkLoad(core: Core, onStep?: (step: string, done: n
   const textOf = (table: string, data: string) => searchTextOf(table as Searchable, JSON.parse(data));
   const triggers = pending.filter((p) => p.kind === 'trigger');
   let done = 0;
-  for (const p of pending.filter((q) => q.kind !== 'trigger')) {
+  const queue = pending.filter((q) => q.kind !== 'trigger');
+  const build = async (p: Pending) => {
     onStep?.(p.name, done++, pending.length);
     await core.db.transaction().execute(async (trx) => {
       if (p.kind === 'index') {
@@ -82,7 +83,16 @@ export async function finishBulkLoad(core: Core, onStep?: (step: string, done: n
       }
       await (trx as unknown as Db).deleteFrom('bulk_load_pending').where('name', '=', p.name).execute();
     });
-  }
+  };
+  // PostgreSQL builds several indexes at once, one per connection (bulk-schema.ts); SQLite one after the other.
+  // A failed step stops the others after their current index; the first failure is reported once all have stopped.
+  let failure: { err: unknown } | null = null;
+  await Promise.all(Array.from({ length: core.store.sql.indexBuilders ?? 1 }, async () => {
+    for (let p = queue.shift(); p && !failure; p = queue.shift()) {
+      await build(p).catch((err) => { failure ??= { err }; });
+    }
+  }));
+  if (failure) throw (failure as { err: unknown }).err;
   // A server in this process may have cached lists and searches answered without these indexes.
   if (pending.length > 0) core.bus.emit('records.changed', RESOURCES);
   if (triggers.length === 0) return;

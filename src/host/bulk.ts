@@ -12,6 +12,7 @@ import { hostIdProblem } from '../records/validate.js';
 import { nextAssignedId, SEARCHABLE, searchIndexStatements, type Searchable }
   from '../store/dialect.js';
 import { lockNames } from '../store/locks.js';
+import type { BulkSql } from '../store/bulk-schema.js';
 import type { SqliteWriter } from '../store/sqlite-writer.js';
 import type { Database } from '../store/tables.js';
 import { storedFor } from './draft.js';
@@ -45,20 +46,28 @@ export async function putBatch(
   items: BulkItem[],
   inTransaction?: (trx: Db) => Promise<void>,
 ): Promise<BulkOutcome[]> {
-  const { outcomes, resources } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
-    await core.store.sql.bulkCommitSettings(trx); // PostgreSQL: no wait for the WAL flush (bulk-schema.ts)
-    await lockNames(trx, items.flatMap((item) => writeLockNames(item.resource, item.id, item.input)));
-    const batch = new Batch(trx, iso(core.clock.now()), null);
+  const names = items.flatMap((item) => writeLockNames(item.resource, item.id, item.input));
+  const { batchTransaction, combineWrites } = core.store.sql;
+  const write = async (trx: Db) => {
+    const batch = new Batch(trx, iso(core.clock.now()), null, core.store.sql.bumpCounts);
     const outcomes = await batch.decide(items);
-    for (const query of batch.statements()) await trx.executeQuery(query);
+    const statements = batch.statements();
+    for (const query of combineWrites?.(statements) ?? statements) await trx.executeQuery(query);
     await inTransaction?.(trx);
     return { outcomes, resources: batch.resources() };
-  }));
+  };
+  const { outcomes, resources } = await retryOnConflict(() => batchTransaction
+    ? batchTransaction(core.db, names, write) // PostgreSQL: fewer round trips (store/bulk-pg.ts)
+    : core.db.transaction().execute(async (trx) => {
+      await core.store.sql.bulkCommitSettings(trx);
+      await lockNames(trx, names);
+      return await write(trx);
+    }));
   announce(core, resources);
   return outcomes;
 }
 
-function announce(core: Core, resources: Resource[]): void {
+export function announce(core: Core, resources: Resource[]): void {
   if (resources.length) {
     core.bus.emit('records.changed', [...new Set([...resources, ...affectedApiResources(resources)])]);
   }
@@ -90,7 +99,7 @@ export class SqlitePipeline {
   }
 }
 
-class Batch {
+export class Batch {
   /** What each touched record is now, as this batch goes (null: absent). */
   readonly current = new Map<Resource, Map<number, Stored | null>>();
   /** What it was when the batch began: the write's "before" for the search index, trip links and totals. */
@@ -98,7 +107,8 @@ class Batch {
   private written = new Map<Resource, Set<number>>();
   lastAssigned: number | null;
 
-  constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null) {
+  constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null,
+    private readonly bumpCounts?: BulkSql['bumpCounts']) {
     this.lastAssigned = inflight?.lastAssigned ?? null;
   }
 
@@ -140,7 +150,8 @@ class Batch {
       const c = item.resource === 'bookings' ? (item.input as InputRecords['bookings']).customer : undefined;
       if (c?.id !== undefined) want('customers', c.id);
     }
-    for (const [resource, ids] of wanted) {
+    // One query per table, all at once: on PostgreSQL each goes to its own pooled connection.
+    await Promise.all([...wanted].map(async ([resource, ids]) => {
       const current = this.table(this.current, resource);
       const original = this.table(this.original, resource);
       for (const id of ids) current.set(id, null);
@@ -154,7 +165,7 @@ class Batch {
         if (flying !== undefined) current.set(id, flying);
       }
       for (const [id, rec] of current) original.set(id, rec);
-    }
+    }));
   }
 
   private async put(resource: Resource, id: number, input: InputRecords[Resource]): Promise<BulkOutcome> {
@@ -269,7 +280,12 @@ class Batch {
         out.push(rowsOf('booking_trips', part));
       }
     }
-    for (const [key, delta] of deltas) if (delta !== 0) out.push(bumpCountQuery(this.trx, key, delta));
+    const bumps = [...deltas].filter(([, delta]) => delta !== 0);
+    if (this.bumpCounts) {
+      if (bumps.length) out.push(this.bumpCounts(bumps)); // one statement, not one per total
+    } else {
+      for (const [key, delta] of bumps) out.push(bumpCountQuery(this.trx, key, delta));
+    }
     return out;
   }
 }

@@ -14,6 +14,7 @@ import type { InputRecords, Resource } from '../records/schemas.js';
 import { hostIdProblem, validateInput } from '../records/validate.js';
 import type { Database } from '../store/tables.js';
 import { putBatch, SqlitePipeline } from './bulk.js';
+import { PgPipeline } from './pg-pipeline.js';
 import { beginBulkLoad, finishBulkLoad, pendingBulkLoad, shouldBulkLoad } from './bulk-load.js';
 
 /** Line types, singular or plural, and the resource each one writes. */
@@ -173,13 +174,16 @@ export async function importFile(core: Core, path: string, options: ImportOption
 
   // SQLite with a writer thread: batch N + 1 is read and decided here while the thread commits batch N.
   // (Set up before the file is opened: readline starts reading at once, and lines read before the loop are lost.)
-  const pipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer) : null;
+  // PostgreSQL: batch N + 1 is read and decided here while the server writes batch N (pg-pipeline.ts).
+  const pgPipeline = core.store.pg ? await PgPipeline.open(core) : null;
+  const sqlitePipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer) : null;
+  const pipeline = sqlitePipeline ?? pgPipeline;
   let inFlight: Promise<void> | null = null;
   const cacheKib = IMPORT_CACHE_KIB[bulk ? 'bulk' : 'rows'];
   const pragma = { sql: `PRAGMA cache_size = -${cacheKib}`, parameters: [] };
-  if (pipeline) await core.store.writer!.transaction([pragma]);
+  if (sqlitePipeline) await core.store.writer!.transaction([pragma]);
   // With the writer thread, only its cache matters.
-  const restoreCache = pipeline ? () => {} : core.store.sql.importCache(cacheKib);
+  const restoreCache = sqlitePipeline ? () => {} : core.store.sql.importCache(cacheKib);
   const stream = createReadStream(summary.file);
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
   let batch: Array<ImportItem & { line: number }> = [];
@@ -226,6 +230,7 @@ export async function importFile(core: Core, path: string, options: ImportOption
         () => committed(outcomes, throughLine),
         (err) => { throw failed(first, throughLine, err); },
       );
+      inFlight.catch(() => undefined); // handled: the next flush (or the end) awaits it and stops the import
       return;
     }
     let outcomes: Array<{ created: boolean; changed: boolean }>;
@@ -262,6 +267,7 @@ export async function importFile(core: Core, path: string, options: ImportOption
     reader.close();
     stream.destroy();
     restoreCache();
+    pgPipeline?.close();
   }
   return summary;
 }

@@ -3,6 +3,8 @@
 // pg_index), how the search index is rebuilt (FTS5 table vs a GIN index like any other) and what follows an import.
 import { sql, type Kysely } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
+import type { CompiledQuery } from 'kysely';
+import { bumpCountsQuery, combineWrites, PG_BATCH_SETTINGS, pgBatchTransaction } from './bulk-pg.js';
 import { SEARCHABLE } from './dialect.js';
 
 type Db = Kysely<any>;
@@ -22,6 +24,14 @@ export interface BulkSql {
   bulkCommitSettings(trx: Db): Promise<void>;
   /** The tables' secondary indexes and triggers but `kept`, and the search indexes a bulk load rebuilds. */
   secondaryIndexes(db: Db, tables: string[], kept: string[]): Promise<Pending[]>;
+  /** One batch's transaction with its locks taken, when done otherwise than with Kysely's transaction and lockNames. */
+  batchTransaction?: <T>(db: Db, lockNames: string[], body: (conn: Db) => Promise<T>) => Promise<T>;
+  /** A batch's statements as fewer statements (default: as they are). */
+  combineWrites?: (statements: readonly CompiledQuery[]) => CompiledQuery[];
+  /** The maintained totals' deltas in one statement (default: one upsert per total). */
+  bumpCounts?: (bumps: Array<[key: string, delta: number]>) => CompiledQuery;
+  /** Indexes built at once after a bulk load, each on its own connection (default 1). */
+  indexBuilders?: number;
   /** Settings for the transaction that builds one index. */
   beforeIndexBuild(trx: Db): Promise<void>;
   /** As a bulk load begins: sets a search index (SQLite) to take the load's batches with fewer merges. */
@@ -36,7 +46,8 @@ export interface BulkSql {
 
 /**
  * Lines per transaction. PostgreSQL's batches take an advisory lock per record they touch (src/host/locks.ts), and
- * its shared lock table holds about 6,400 by default: 500 lines take at most 1,500.
+ * its shared lock table holds about 6,400 by default: 500 lines take at most 1,500, and the import holds two
+ * batches' locks at a time (src/host/pg-pipeline.ts).
  */
 export const DEFAULT_BATCH_SIZE = { sqlite: 2000, postgres: 500 } as const;
 
@@ -108,8 +119,12 @@ export const postgresBulk: BulkSql = {
   // An import batch need not wait for its WAL flush: a crash loses at most the last batches, and with them the
   // progress marker of the same transaction, so a re-run writes them again. (SQLite's WAL does not sync either.)
   bulkCommitSettings: async (trx) => {
-    await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+    await sql.raw(PG_BATCH_SETTINGS).execute(trx);
   },
+  // A batch's statements each wait for the server in turn: fewer, larger ones (bulk-pg.ts).
+  batchTransaction: pgBatchTransaction,
+  combineWrites,
+  bumpCounts: bumpCountsQuery,
   secondaryIndexes: async (db, tables, kept) => {
     const { rows } = await sql<{ name: string; definition: string }>`
       SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
@@ -118,6 +133,9 @@ export const postgresBulk: BulkSql = {
         AND NOT i.indisprimary AND NOT i.indisunique AND c.relname NOT IN (${sql.join(kept)})`.execute(db);
     return rows.map((r) => ({ ...r, kind: 'index' as const }));
   },
+  // Two at once: a GIN index builds on one core (PostgreSQL 15 has no parallel GIN build), so the other core builds
+  // the B-trees meanwhile.
+  indexBuilders: 2,
   // PostgreSQL sorts in maintenance_work_mem: its default (64 MB) spills a million rows to disk.
   beforeIndexBuild: async (trx) => {
     await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);

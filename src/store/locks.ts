@@ -18,7 +18,12 @@ function lockKey(name: string): bigint {
  */
 export async function lockNames(trx: Kysely<any>, names: string[]): Promise<void> {
   if (names.length === 0 || dialectOf(trx) !== 'postgres') return;
-  const keys = [...new Set(names.map(lockKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
+  const keys = lockKeys(names);
   // unnest() yields the array in order, one lock per row.
   await sql`SELECT pg_advisory_xact_lock(k) FROM unnest(${keys}::bigint[]) AS k`.execute(trx);
+}
+
+/** The advisory lock keys of `names`, without repeats, in the ascending order they must be taken in (as text). */
+export function lockKeys(names: string[]): string[] {
+  return [...new Set(names.map(lockKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
 }
