@@ -8,7 +8,7 @@
 // locks (consecutive batches share customers), and its reads must come after its locks. A session's own locks do
 // not block each other (they count), so the import never waits for itself; a server write waits as before.
 import type pg from 'pg';
-import type { CompiledQuery } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Core } from '../core.js';
 import { iso } from '../records/normalize.js';
 import { lockKeys } from '../store/locks.js';
@@ -24,10 +24,14 @@ export class PgPipeline {
   private writing: Promise<unknown> = Promise.resolve();
   private readonly held = new Map<Batch, string[]>();
 
-  private constructor(private readonly core: Core, private readonly locks: pg.PoolClient) {}
+  private constructor(private readonly core: Core, private readonly locks: pg.PoolClient,
+    /** The lock session's backend (pg_stat_activity.pid). */
+    readonly lockPid: number) {}
 
   static async open(core: Core): Promise<PgPipeline> {
-    return new PgPipeline(core, await core.store.pg!.main.connect());
+    const locks = await core.store.pg!.main.connect();
+    const { rows } = await locks.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return new PgPipeline(core, locks, rows[0].pid);
   }
 
   /** Locks and reads a batch's records and decides it (nothing written yet). */
@@ -47,9 +51,17 @@ export class PgPipeline {
     const run = async () => {
       await retryOnConflict(() => pgBatchTransaction(this.core.db, [], async (conn) => {
         for (const q of statements) await conn.executeQuery(q);
+        // The batch's locks live in the lock session: if it ended (killed, cut off), they went with it, and the
+        // batch must not commit unprotected. Asked from this connection (the lock session's own queue may be
+        // waiting for the next batch's locks), last before COMMIT.
+        const alive = await conn.executeQuery(CompiledQuery.raw('SELECT 1 FROM pg_stat_activity WHERE pid = $1',
+          [this.lockPid]));
+        if (alive.rows.length === 0) throw new Error('the import\'s lock session ended before the batch committed');
       }));
-      await this.unlock(batch);
       announce(this.core, batch.resources());
+      // Committed: if giving back the locks fails, the lock session is gone (and its locks with it); the next batch's
+      // lock() reports that, not this batch, which is saved.
+      await this.unlock(batch).catch(() => undefined);
     };
     const done = run();
     this.writing = done.catch(() => undefined);

@@ -81,7 +81,8 @@ export class Notifications {
 
   private async connect(): Promise<void> {
     if (this.channels.size === 0) return;
-    const c = new pg.Client({ connectionString: this.url, keepAlive: true });
+    // TCP keepalive from 5 s (the OS default waits two hours) helps notice a peer that vanished.
+    const c = new pg.Client({ connectionString: this.url, keepAlive: true, keepAliveInitialDelayMillis: 5_000 });
     this.client = c;
     c.on('notification', (n) => {
       if (this.client === c) this.each([n.channel], (l) => l.notified(n.payload ?? ''));

@@ -44,4 +44,23 @@ describe.skipIf(!postgres)('the PostgreSQL import pipeline and a concurrent host
       pipeline.close();
     }
   });
+
+  it('a batch whose lock session ended is not written (its locks went with the session)', async () => {
+    const wp = await testWaypost({ dialect: 'postgres' });
+    open.push(wp);
+    const pipeline = await PgPipeline.open(wp.core);
+    try {
+      const input = validateInput('customers', { email: 'rui@example.com', first_name: 'Rui' });
+      const { batch } = await pipeline.prepare([{ resource: 'customers', id: 4, input }]);
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND pid = ${pipeline.lockPid}`.execute(wp.core.db);
+      expect(Number(rows[0].n)).toBeGreaterThan(0); // the batch's locks, held by the lock session
+      await sql`SELECT pg_terminate_backend(${pipeline.lockPid})`.execute(wp.core.db);
+      await expect(pipeline.commit(batch, [])).rejects.toThrow('lock session ended');
+      const left = await sql<{ n: number }>`SELECT count(*) AS n FROM customers`.execute(wp.core.db);
+      expect(Number(left.rows[0].n)).toBe(0);
+    } finally {
+      pipeline.close();
+    }
+  });
 });
