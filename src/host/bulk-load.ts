@@ -10,13 +10,12 @@ import type { Core } from '../core.js';
 import { searchTextOf } from '../records/rows.js';
 import type { Pending } from '../store/bulk-schema.js';
 import type { Searchable } from '../store/dialect.js';
-import type { Resource } from '../records/schemas.js';
+import { RESOURCES } from '../records/schemas.js';
 
 type Db = Kysely<any>;
 
 /** The tables an import writes; their secondary indexes and triggers wait during a bulk load. */
 const TABLES = ['trips', 'customers', 'bookings', 'booking_trips', 'payments', 'enquiries', 'reviews'];
-const RESOURCES: Resource[] = ['trips', 'customers', 'bookings', 'payments', 'enquiries', 'reviews'];
 /** An index the import itself reads (embedded customers found by e-mail), kept. */
 const KEPT = ['customers_email'];
 /** Below this size an import writes its indexes as it goes (a rebuild would cost more than it saves). */
@@ -94,7 +93,7 @@ export async function finishBulkLoad(core: Core, onStep?: (step: string, done: n
   }));
   if (failure) throw (failure as { err: unknown }).err;
   // A server in this process may have cached lists and searches answered without these indexes.
-  if (pending.length > 0) core.bus.emit('records.changed', RESOURCES);
+  if (pending.length > 0) core.bus.emit('records.changed', [...RESOURCES]);
   if (triggers.length === 0) return;
   onStep?.('triggers', done, pending.length);
   await core.db.transaction().execute(async (trx) => {

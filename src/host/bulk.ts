@@ -6,13 +6,12 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
 import { iso, type StoredRecords } from '../records/normalize.js';
-import { bumpCountQuery, countKeys, rowFor, storedRow, tripLinks } from '../records/rows.js';
+import { bumpCountsQuery, countKeys, rowFor, storedRow, tripLinks } from '../records/rows.js';
 import { affectedApiResources, ASSIGNED_ID_MIN, type InputRecords, type Resource } from '../records/schemas.js';
 import { hostIdProblem } from '../records/validate.js';
 import { nextAssignedId, SEARCHABLE, searchIndexStatements, type Searchable }
   from '../store/dialect.js';
 import { lockNames } from '../store/locks.js';
-import type { BulkSql } from '../store/bulk-schema.js';
 import type { SqliteWriter } from '../store/sqlite-writer.js';
 import type { Database } from '../store/tables.js';
 import { storedFor } from './draft.js';
@@ -49,7 +48,7 @@ export async function putBatch(
   const names = items.flatMap((item) => writeLockNames(item.resource, item.id, item.input));
   const { batchTransaction, combineWrites } = core.store.sql;
   const write = async (trx: Db) => {
-    const batch = new Batch(trx, iso(core.clock.now()), null, core.store.sql.bumpCounts);
+    const batch = new Batch(trx, iso(core.clock.now()), null);
     const outcomes = await batch.decide(items);
     const statements = batch.statements();
     for (const query of combineWrites?.(statements) ?? statements) await trx.executeQuery(query);
@@ -59,7 +58,6 @@ export async function putBatch(
   const { outcomes, resources } = await retryOnConflict(() => batchTransaction
     ? batchTransaction(core.db, names, write) // PostgreSQL: fewer round trips (store/bulk-pg.ts)
     : core.db.transaction().execute(async (trx) => {
-      await core.store.sql.bulkCommitSettings(trx);
       await lockNames(trx, names);
       return await write(trx);
     }));
@@ -107,8 +105,7 @@ export class Batch {
   private written = new Map<Resource, Set<number>>();
   lastAssigned: number | null;
 
-  constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null,
-    private readonly bumpCounts?: BulkSql['bumpCounts']) {
+  constructor(private readonly trx: Db, private readonly now: string, private inflight: Batch | null) {
     this.lastAssigned = inflight?.lastAssigned ?? null;
   }
 
@@ -281,11 +278,7 @@ export class Batch {
       }
     }
     const bumps = [...deltas].filter(([, delta]) => delta !== 0);
-    if (this.bumpCounts) {
-      if (bumps.length) out.push(this.bumpCounts(bumps)); // one statement, not one per total
-    } else {
-      for (const [key, delta] of bumps) out.push(bumpCountQuery(this.trx, key, delta));
-    }
+    if (bumps.length) out.push(bumpCountsQuery(this.trx, bumps)); // one statement, not one per total
     return out;
   }
 }

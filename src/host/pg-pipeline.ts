@@ -38,8 +38,7 @@ export class PgPipeline {
   async prepare(items: BulkItem[]): Promise<{ batch: Batch; outcomes: BulkOutcome[] }> {
     const keys = lockKeys(items.flatMap((item) => writeLockNames(item.resource, item.id, item.input)));
     await this.lock(keys);
-    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight,
-      this.core.store.sql.bumpCounts);
+    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight);
     this.held.set(batch, keys);
     return { batch, outcomes: await batch.decide(items) };
   }

@@ -115,17 +115,20 @@ async function bumpCounts(db: Db, resource: Resource, row: Record<string, unknow
   const deltas = new Map<string, number>();
   for (const key of countKeys(resource, row)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
   for (const key of countKeys(resource, prevRow)) deltas.set(key, (deltas.get(key) ?? 0) - 1);
-  for (const [key, delta] of deltas) if (delta !== 0) await bumpCount(db, key, delta);
+  const bumps = [...deltas].filter(([, delta]) => delta !== 0);
+  if (bumps.length) await db.executeQuery(bumpCountsQuery(db, bumps));
 }
 
-async function bumpCount(db: Db, key: string, delta: number): Promise<void> {
-  await db.executeQuery(bumpCountQuery(db, key, delta));
-}
-
-/** Adds delta to a maintained total: one upsert (UPDATE-else-INSERT lets two first writers both INSERT). */
-export function bumpCountQuery(db: Db, key: string, delta: number): CompiledQuery {
-  return db.insertInto('record_counts').values({ resource: key, total: delta })
-    .onConflict((oc) => oc.column('resource').doUpdateSet((eb) => ({ total: eb('record_counts.total', '+', delta) })))
+/**
+ * Adds each delta to its maintained total in one upsert (UPDATE-else-INSERT lets two first writers both INSERT).
+ * Keys in sorted order, so two writers bumping the same totals lock their rows in the same order.
+ */
+export function bumpCountsQuery(db: Db, bumps: Array<[key: string, delta: number]>): CompiledQuery {
+  const rows = [...bumps].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([resource, total]) => ({ resource, total }));
+  return db.insertInto('record_counts').values(rows)
+    .onConflict((oc) => oc.column('resource')
+      .doUpdateSet((eb) => ({ total: eb('record_counts.total', '+', eb.ref('excluded.total')) })))
     .compile();
 }
 

@@ -4,22 +4,12 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import { lockKeys } from './locks.js';
 import type { Database } from './tables.js';
 
-/** A PostgreSQL import batch's transaction settings, sent with its BEGIN. */
-export const PG_BATCH_SETTINGS = 'SET LOCAL synchronous_commit = off';
-
 /**
- * Adds each delta to its maintained total in one multi-row upsert (a batch touches about ten totals: ten round
- * trips became one). Keys in sorted order, so two writers bumping the same totals lock their rows in the same order.
+ * A PostgreSQL import batch's transaction settings, sent with its BEGIN. It need not wait for its WAL flush: a crash
+ * loses at most the last batches, and with them the progress marker of the same transaction, so a re-run writes
+ * them again. (SQLite's WAL does not sync either.)
  */
-export function bumpCountsQuery(bumps: Array<[key: string, delta: number]>): CompiledQuery {
-  const sorted = [...bumps].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const values = sorted.map((_, i) => `($${2 * i + 1}, $${2 * i + 2}::integer)`).join(', ');
-  return CompiledQuery.raw(
-    `INSERT INTO "record_counts" ("resource", "total") VALUES ${values} ` +
-      'ON CONFLICT ("resource") DO UPDATE SET "total" = "record_counts"."total" + excluded."total"',
-    sorted.flatMap(([key, delta]) => [key, delta]),
-  );
-}
+export const PG_BATCH_SETTINGS = 'SET LOCAL synchronous_commit = off';
 
 /**
  * A batch's transaction on one connection: BEGIN, its settings and its advisory locks (src/store/locks.ts) go in one

@@ -1,10 +1,9 @@
 // Where SQLite and PostgreSQL differ for a large import (src/host/import.ts, bulk.ts, bulk-load.ts): the batch size
 // each does best with, how a batch commits, which secondary indexes and triggers a bulk load drops (sqlite_master vs
 // pg_index), how the search index is rebuilt (FTS5 table vs a GIN index like any other) and what follows an import.
-import { sql, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
-import type { CompiledQuery } from 'kysely';
-import { bumpCountsQuery, combineWrites, PG_BATCH_SETTINGS, pgBatchTransaction } from './bulk-pg.js';
+import { combineWrites, pgBatchTransaction } from './bulk-pg.js';
 import { SEARCHABLE } from './dialect.js';
 
 type Db = Kysely<any>;
@@ -20,16 +19,12 @@ export interface Pending {
 export interface BulkSql {
   /** Lines per import batch (SQLite's one writer commits fewer, larger batches faster). */
   defaultImportBatch: number;
-  /** Settings for one import batch's transaction. */
-  bulkCommitSettings(trx: Db): Promise<void>;
   /** The tables' secondary indexes and triggers but `kept`, and the search indexes a bulk load rebuilds. */
   secondaryIndexes(db: Db, tables: string[], kept: string[]): Promise<Pending[]>;
   /** One batch's transaction with its locks taken, when done otherwise than with Kysely's transaction and lockNames. */
   batchTransaction?: <T>(db: Db, lockNames: string[], body: (conn: Db) => Promise<T>) => Promise<T>;
   /** A batch's statements as fewer statements (default: as they are). */
   combineWrites?: (statements: readonly CompiledQuery[]) => CompiledQuery[];
-  /** The maintained totals' deltas in one statement (default: one upsert per total). */
-  bumpCounts?: (bumps: Array<[key: string, delta: number]>) => CompiledQuery;
   /** Indexes built at once after a bulk load, each on its own connection (default 1). */
   indexBuilders?: number;
   /** Settings for the transaction that builds one index. */
@@ -62,7 +57,6 @@ const DEFAULT_AUTOMERGE = 4;
 export function sqliteBulk(sqlite: SqliteDatabase.Database): BulkSql {
   return {
     defaultImportBatch: DEFAULT_BATCH_SIZE.sqlite,
-    bulkCommitSettings: async () => {},
     secondaryIndexes: async (db, tables, kept) => {
       const { rows } = await sql<{ name: string; kind: 'index' | 'trigger'; definition: string }>`
         SELECT name, type AS kind, sql AS definition FROM sqlite_master
@@ -115,15 +109,9 @@ export function sqliteBulk(sqlite: SqliteDatabase.Database): BulkSql {
 
 export const postgresBulk: BulkSql = {
   defaultImportBatch: DEFAULT_BATCH_SIZE.postgres,
-  // An import batch need not wait for its WAL flush: a crash loses at most the last batches, and with them the
-  // progress marker of the same transaction, so a re-run writes them again. (SQLite's WAL does not sync either.)
-  bulkCommitSettings: async (trx) => {
-    await sql.raw(PG_BATCH_SETTINGS).execute(trx);
-  },
   // A batch's statements each wait for the server in turn: fewer, larger ones (bulk-pg.ts).
   batchTransaction: pgBatchTransaction,
   combineWrites,
-  bumpCounts: bumpCountsQuery,
   secondaryIndexes: async (db, tables, kept) => {
     const { rows } = await sql<{ name: string; definition: string }>`
       SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
