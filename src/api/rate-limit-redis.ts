@@ -22,7 +22,7 @@ export class RedisRateLimiter implements RateLimitStore {
   private readonly admitScript: AdmitCommand;
 
   constructor(redis: Redis, private readonly prefix: string) {
-    // EVALSHA, loaded once per connection; with auto-pipelining, concurrent requests' scripts share one write.
+    // EVALSHA, loaded once per connection (ioredis falls back to EVAL when the server lost the script).
     if (!('waypostAdmit' in redis)) redis.defineCommand('waypostAdmit', { lua: ADMIT });
     const command = (redis as unknown as { waypostAdmit: AdmitCommand }).waypostAdmit;
     this.admitScript = command.bind(redis);
