@@ -32,10 +32,22 @@ function urlFor(dialect: Dialect, size: number): string {
   return url.toString();
 }
 
-/** Peak resident memory of a child (VmHWM), in MB. */
+/**
+ * Peak resident memory (VmHWM, MB) of a child or of the process it started: `waypost import` runs again as a child
+ * of itself with its V8 flags (bin/waypost.js), and that child is the importer.
+ */
 function peakRss(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : 0;
+  let peak = m ? Math.round(Number(m[1]) / 1024) : 0;
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+      .map(Number);
+  } catch { /* exited */ }
+  for (const child of children) {
+    try { peak = Math.max(peak, peakRss(child)); } catch { /* exited */ }
+  }
+  return peak;
 }
 
 function run(cmd: string, argv: string[], env: Record<string, string>, onLine?: (l: string) => void)

@@ -8,13 +8,33 @@ if (!existsSync(entry)) {
   console.error(json ? JSON.stringify({ error: { code: 'build_missing', message } }) : `waypost: ${message}`);
   process.exit(1);
 }
-// An import allocates fast and briefly (lines, records, statements per batch): V8's default young generation let
-// the process grow to ~340 MB; 4 MB semi-spaces keep it near 220 MB at the same speed. Flags must be set at start.
-if (process.argv[2] === 'import' && !process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) {
-  const { spawnSync } = await import('node:child_process');
+
+// V8's heap, sized for what a long command holds. V8 lets its heap grow far past what is live before it collects
+// (an import grew to ~340 MB, a server under list traffic to ~310 MB, with ~60 MB live), and heap flags can only be
+// given when a process starts, so these commands run again as a child with them (docs/PERFORMANCE.md, issue 12).
+// - import: 4 MB semi-spaces (the young generation) keep it near 260 MB at the same speed.
+// - serve: the same, and an old generation of 96 MB plus the answer cache's bound (WAYPOST_CACHE_MAX_BYTES, whose
+//   bodies live in that heap): 160 MB by default, under 200 MB RSS at the same throughput.
+// Flags the operator gives (on the command line or in NODE_OPTIONS) win: then nothing is added.
+const MIB = 1024 * 1024;
+const cacheMib = () => {
+  const bytes = Number(process.env.WAYPOST_CACHE_MAX_BYTES ?? 64 * MIB);
+  return Number.isFinite(bytes) && bytes > 0 ? Math.ceil(bytes / MIB) : 0;
+};
+const heapFlags = {
+  import: () => ['--max-semi-space-size=4'],
+  serve: () => ['--max-semi-space-size=4', `--max-old-space-size=${96 + cacheMib()}`],
+}[process.argv[2]];
+const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+if (heapFlags && !given.some((a) => /^--max-(semi|old)-space-size/.test(a))) {
+  const { spawn } = await import('node:child_process');
+  const { constants } = await import('node:os');
   const { fileURLToPath } = await import('node:url');
-  const args = ['--max-semi-space-size=4', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
-  const run = spawnSync(process.execPath, args, { stdio: 'inherit' });
-  process.exit(run.status ?? 1);
+  const args = [...heapFlags(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
+  // The IPC channel tells the child when this process is gone (even SIGKILLed): it then stops as on SIGTERM.
+  const child = spawn(process.execPath, args, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
+} else {
+  await import(entry.href);
 }
-await import(entry.href);

@@ -14,6 +14,13 @@ import { registerDeliveries } from './commands/deliveries.js';
 import { registerAlerts } from './commands/alerts.js';
 import { registerSettings } from './commands/settings.js';
 
+// Started by bin/waypost.js with its heap flags: that launcher's IPC channel closes when it is gone (even SIGKILLed),
+// and this process then stops as on SIGTERM instead of running on alone. The channel alone keeps nothing alive.
+if (process.channel) {
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}
+
 // src/cli/main.ts and dist/cli/main.js both sit two folders below the package root.
 const packageJson = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
 const { version } = JSON.parse(packageJson) as { version: string };

@@ -2,7 +2,7 @@
 // stored before. Pure: the single write path (write.ts) and the importer's batches (bulk.ts) share it.
 import { isDeepStrictEqual } from 'node:util';
 import {
-  iso,
+  isoInput,
   normalizeBooking,
   normalizeCustomer,
   normalizeEnquiry,
@@ -48,9 +48,11 @@ function withTimes(
   previous: Record<string, unknown> | null,
   now: string,
 ): Record<string, unknown> {
-  const createdAt = input.created_at ? iso(input.created_at) : ((previous?.created_at as string | undefined) ?? now);
+  const createdAt = input.created_at
+    ? isoInput(input.created_at)
+    : ((previous?.created_at as string | undefined) ?? now);
   if (resource === 'enquiries' || resource === 'reviews') return { ...draft, created_at: createdAt };
-  if (input.updated_at) return { ...draft, created_at: createdAt, updated_at: iso(input.updated_at) };
+  if (input.updated_at) return { ...draft, created_at: createdAt, updated_at: isoInput(input.updated_at) };
   const unchanged =
     previous !== null &&
     isDeepStrictEqual({ ...draft, created_at: createdAt, updated_at: previous.updated_at }, previous);

@@ -2,6 +2,7 @@
 // body gets the same message whichever way it arrives.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { badRequest } from '../errors.js';
 import {
   ASSIGNED_ID_MIN,
@@ -21,7 +22,14 @@ const validators = new Map<Resource, ValidateFunction>();
 function validatorOf(resource: Resource): ValidateFunction {
   let validate = validators.get(resource);
   if (!validate) {
-    ajv ??= addFormats(new Ajv({ allErrors: false, strict: false }));
+    if (!ajv) {
+      ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
+      // RFC 3339 allows a leap second (…:60), which a JavaScript Date cannot hold: every stored time is a Date's
+      // ISO text, so such a value would fail after validation (a 500). Refused here, naming the field.
+      const rfc3339 = fullFormats['date-time'] as { validate: (s: string) => boolean };
+      ajv.addFormat('date-time', { type: 'string',
+        validate: (s: string) => rfc3339.validate(s) && Number.isFinite(Date.parse(s)) });
+    }
     validators.set(resource, validate = ajv.compile(INPUT_SCHEMAS[resource]));
   }
   return validate;

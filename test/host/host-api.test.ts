@@ -78,6 +78,20 @@ describe.each(DIALECTS)('Host API on %s', (dialect) => {
       payload: { title: 'Douro' } })).statusCode).toBe(201);
   });
 
+  it('refuses a leap second (valid RFC 3339, not a time JavaScript holds) with 400 naming the field', async () => {
+    for (const [field, value] of [['created_at', '2016-12-31T23:59:60Z'], ['booked_at', '1970-01-01T00:59:60+01:00']]) {
+      const res = await app.inject({ method: 'PUT', url: '/host/v1/bookings/6', headers: HOST_AUTH,
+        payload: booking({ [field]: value }) });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'invalid_field', field });
+      expect(res.json().detail).toContain('date-time');
+    }
+    const ok = await app.inject({ method: 'PUT', url: '/host/v1/bookings/6', headers: HOST_AUTH,
+      payload: booking({ created_at: '2016-12-31T23:59:59+01:00' }) });
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json().record.created_at).toBe('2016-12-31T22:59:59.000Z');
+  });
+
   it('answers 400 for a bad id, 404 for an unknown resource, and malformed JSON', async () => {
     expect((await app.inject({ method: 'PUT', url: '/host/v1/bookings/abc', headers: HOST_AUTH, payload: booking() }))
       .statusCode).toBe(400);

@@ -88,6 +88,9 @@ describe('parseImportLine', () => {
     expect(() => parseImportLine('{"type":"review","id":5,"data":{"trip_id":1,"author_name":"A","rating":9}}'))
       .toThrow('data.rating must be <= 5');
     expect(() => parseImportLine('{"type":"trip","id":5,"data":{"title":"A\\u0000"}}')).toThrow('NUL');
+    // A leap second is RFC 3339 but no JavaScript time: skipped as a bad line, not a failed batch.
+    expect(() => parseImportLine('{"type":"trip","id":5,"data":{"title":"A","created_at":"2016-12-31T23:59:60Z"}}'))
+      .toThrow('data.created_at must match format "date-time"');
   });
 });
 
@@ -164,6 +167,20 @@ describe.each(DIALECTS)('bulk import on %s', (dialect) => {
     // Finished: a third run has nothing left to do; --restart goes over everything again.
     expect(await importFile(wp.core, path)).toMatchObject({ resumedAfter: 25, lines: 25, created: 0, unchanged: 0 });
     expect(await importFile(wp.core, path, { restart: true })).toMatchObject({ resumedAfter: 0, unchanged: 25 });
+  });
+
+  it('ends a batch at its byte bound as well as its line count, so long lines do not pile up in memory', async () => {
+    // 12 trips of about 10 kB each: a 25 kB bound commits them two at a time, whatever the line count allows.
+    const destinations = Array.from({ length: 50 }, (_, i) => `Destination ${i} ${'x'.repeat(180)}`);
+    const lines = Array.from({ length: 12 }, (_, i) =>
+      JSON.stringify({ type: 'trip', id: i + 1, data: { title: `Trip ${i + 1}`, destinations } }));
+    const path = tempFile('long.ndjson', `${lines.join('\n')}\n`);
+    const progress: number[] = [];
+    const summary = await importFile(wp.core, path, { batchSize: 1000, batchBytes: 25_000,
+      onProgress: (p) => progress.push(p.lines) });
+    expect(summary).toMatchObject({ created: 12, skipped: 0 });
+    expect(progress).toEqual([3, 6, 9, 12]);
+    expect(await count(wp, 'trips')).toBe(12);
   });
 
   it('starts over when the file has changed since the last run', async () => {
