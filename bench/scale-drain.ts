@@ -73,7 +73,7 @@ export async function drain(s: DrainSetup, workers: number,
     const meter = new CpuMeter(async () => {
       const backends = await backendPids(s.meter, app);
       return {
-        workers: procs.map((p) => p.child.pid!),
+        workers: procs.map((p) => p.pid),
         worker_backends: backends,
         postgres_other: pidsNamed('postgres').filter((pid) => !backends.includes(pid)),
         receiver: [s.receiver.pid],

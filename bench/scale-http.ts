@@ -67,7 +67,7 @@ export async function apiThroughput(
     const meter = new CpuMeter(async () => {
       const backends = await backendPids(s.meter, app);
       return {
-        api: procs.map((p) => p.child.pid!), api_backends: backends,
+        api: procs.map((p) => p.pid), api_backends: backends,
         postgres_other: pidsNamed('postgres').filter((pid) => !backends.includes(pid)),
         redis: pidsNamed('redis-server'),
       };

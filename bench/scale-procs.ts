@@ -94,7 +94,15 @@ export function withApplicationName(url: string, name: string): string {
 
 export interface WaypostProcess {
   child: ChildProcess;
+  /** The server's pid: bin/waypost.js runs `serve` as a child of itself with its heap flags. */
+  pid: number;
   stop(): Promise<void>;
+}
+
+/** A process's first child, if it has one (/proc/<pid>/task/<pid>/children). */
+function firstChild(pid: number): number | undefined {
+  const list = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return list ? Number(list.split(/\s+/)[0]) : undefined;
 }
 
 /**
@@ -121,7 +129,8 @@ export function startWaypost(role: 'api' | 'worker', env: Record<string, string>
       if (out.includes(ready)) {
         child.stdout!.off('data', onData);
         child.stdout!.resume();
-        resolve({ child, stop: async () => { child.kill('SIGTERM'); await exited; } });
+        const pid = firstChild(child.pid!) ?? child.pid!;
+        resolve({ child, pid, stop: async () => { child.kill('SIGTERM'); await exited; } });
       }
     };
     child.stdout!.on('data', onData);
