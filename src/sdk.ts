@@ -7,6 +7,8 @@ import { Bus, systemClock, type Clock, type Core, type Filters, type SettingsRea
 import { getAdminSettings } from './admin/settings.js';
 import { createLogger } from './log.js';
 import { openStore } from './store/db.js';
+import type { Searchable } from './store/dialect.js';
+import { searchTextOf } from './records/rows.js';
 import { migrate } from './store/migrate.js';
 import { buildApp } from './app.js';
 import { buildOpsApp } from './http/ops-app.js';
@@ -51,7 +53,9 @@ export interface Waypost {
 export async function createWaypost(options: WaypostOptions = {}): Promise<Waypost> {
   const config: Config = withOverrides(loadConfig(options.env ?? process.env), options.config);
   const log = options.logger ?? createLogger(config.logLevel);
-  const store = openStore(config.databaseUrl);
+  const store = openStore(config.databaseUrl, {
+    searchText: (table, data) => searchTextOf(table as Searchable, JSON.parse(data)),
+  });
   const filters: Filters = options.filters ?? {};
   const settings: SettingsReader = {
     alertEmail: async () => (await getAdminSettings(core)).alert_email,

@@ -63,6 +63,8 @@ export interface Filters {
   booking_id?: number;
   trip_id?: number;
   search?: string;
+  /** A rare piece of `search` that leads the search index when search drives (search-anchor.ts). */
+  searchAnchor?: string;
   modifiedAfter?: string;
 }
 
@@ -206,6 +208,12 @@ function splitConditions(dialect: ListSql, s: Shape) {
     const ranged = s.orderby === 'updated_at' && s.driver !== 'search';
     (ranged ? index : rest).push(sql`${sql.ref(`${key}.updated_at`)} > ${f.modifiedAfter}`);
   }
-  if (f.search !== undefined) by('search').push(dialect.searchMatch(s.resource, f.search, s.driver === 'search'));
+  if (f.search !== undefined && s.driver === 'search' && f.searchAnchor !== undefined) {
+    // A rare piece of the search walks the search index; each row it yields is checked for the whole search.
+    index.push(dialect.searchMatch(s.resource, f.searchAnchor, true));
+    rest.push(dialect.searchCheck(s.resource, f.search));
+  } else if (f.search !== undefined) {
+    by('search').push(dialect.searchMatch(s.resource, f.search, s.driver === 'search'));
+  }
   return { index, rest };
 }

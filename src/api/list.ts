@@ -10,6 +10,7 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ListQuery } from './schemas.js';
 import { readRows } from '../store/read.js';
 import { countQueries, driverOf, filtersOf, pageQuery, sortOf, type Filters, type Shape } from './list-plan.js';
+import { searchAnchor } from './search-anchor.js';
 
 export interface ListPage<R extends ApiResource> {
   items: PublicRecords[R][];
@@ -70,6 +71,14 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
       + 'fast at any depth) or narrow the list with filters');
   }
   const cursor = q.after !== undefined ? decodeCursor(q.after, orderby, order) : null;
+  if (driver === 'search') {
+    const anchor = await searchAnchor(core, resource, filters.search!);
+    // No record holds a piece of the search: none holds the search.
+    if (anchor?.n === 0) {
+      return { items: [], total: 0, perpage, page: q.page ?? null, hasMore: false, nextCursor: null };
+    }
+    filters.searchAnchor = anchor?.piece;
+  }
   const shape: Shape = { resource, filters, driver, orderby, order, cursor, limit: perpage + 1, offset };
 
   const query = pageQuery(core.store.sql, shape).compile(core.db);

@@ -95,7 +95,16 @@ function preparingOnce(
   };
 }
 
-export function openStore(url: string, options: { poolSize?: number } = {}): Store {
+export interface StoreOptions {
+  poolSize?: number;
+  /**
+   * A stored record's search text (records/rows.ts), as SQL's `waypost_search_text(table, data)` on SQLite, which
+   * keeps no copy of it: a search led by a rare piece checks the whole needle with it (store/list-sql.ts).
+   */
+  searchText?: (table: string, data: string) => string;
+}
+
+export function openStore(url: string, options: StoreOptions = {}): Store {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -104,6 +113,11 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
+    const { searchText } = options;
+    if (searchText) {
+      sqlite.function('waypost_search_text', { deterministic: true },
+        (table: unknown, data: unknown) => searchText(String(table), String(data)));
+    }
     const connection = preparingOnce(sqlite);
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
     const writer = path === ':memory:' ? undefined : new SqliteWriter(path);

@@ -8,7 +8,8 @@ import { CompiledQuery, sql } from 'kysely';
 import { DIALECTS } from '../helpers/db.js';
 import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
-import { driverOf, filtersOf, pageQuery, countQueries, sortOf, type Shape } from '../../src/api/list-plan.js';
+import { driverOf, filtersOf, pageQuery, countQueries, sortOf, type Driver, type Filters, type Shape }
+  from '../../src/api/list-plan.js';
 import { ORDERBY, type ListQuery } from '../../src/api/schemas.js';
 import type { ApiResource } from '../../src/records/schemas.js';
 
@@ -34,20 +35,31 @@ function cases(resource: ApiResource): Case[] {
   const all = FILTERS[resource];
   for (const names of subsets(Object.keys(all) as Array<keyof ListQuery>)) {
     const q: ListQuery = Object.fromEntries(names.map((n) => [n, all[n]]));
-    const filters = filtersOf(q);
-    const driver = driverOf(filters);
-    const implied = sortOf(q, filters, driver);
-    // A sort the filters do not fix: every sort field; else the one they imply (others answer 400).
-    const free = driver !== 'search' && filters.modifiedAfter === undefined;
-    for (const orderby of free ? ORDERBY[resource] : [implied]) {
-      for (const order of ['asc', 'desc'] as const) {
-        for (const mode of ['first', 'after', 'page'] as const) {
-          const cursor = mode === 'after' ? { value: orderby === 'id' ? 5 : 'm', id: 5 } : null;
-          out.push({
-            name: `${resource}?${names.join('&') || '(none)'} orderby=${orderby} ${order} ${mode}`,
-            shape: { resource, filters, driver, orderby, order, cursor, limit: 11, offset: mode === 'page' ? 20 : 0 },
-          });
-        }
+    const plain = filtersOf(q);
+    const driver = driverOf(plain);
+    // A search that drives is also planned as a longer one led by a rare piece of it (search-anchor.ts).
+    const led = { ...plain, search: `x${plain.search}x9`, searchAnchor: plain.search };
+    for (const filters of driver === 'search' ? [plain, led] : [plain]) {
+      const label = `${resource}?${names.join('&') || '(none)'}${filters.searchAnchor ? ' (led by a piece)' : ''}`;
+      out.push(...sortsAndPages(resource, label, filters, driver, sortOf(q, filters, driver)));
+    }
+  }
+  return out;
+}
+
+function sortsAndPages(resource: ApiResource, label: string, filters: Filters, driver: Driver, implied: string)
+  : Case[] {
+  const out: Case[] = [];
+  // A sort the filters do not fix: every sort field; else the one they imply (others answer 400).
+  const free = driver !== 'search' && filters.modifiedAfter === undefined;
+  for (const orderby of free ? ORDERBY[resource] : [implied]) {
+    for (const order of ['asc', 'desc'] as const) {
+      for (const mode of ['first', 'after', 'page'] as const) {
+        const cursor = mode === 'after' ? { value: orderby === 'id' ? 5 : 'm', id: 5 } : null;
+        out.push({
+          name: `${label} orderby=${orderby} ${order} ${mode}`,
+          shape: { resource, filters, driver, orderby, order, cursor, limit: 11, offset: mode === 'page' ? 20 : 0 },
+        });
       }
     }
   }
