@@ -8,15 +8,21 @@ import { readRows } from '../store/read.js';
 
 /** Characters per piece: four trigrams. */
 const PIECE = 6;
+/**
+ * Shorter searches lead by themselves: their pieces overlap most of them, and probing a common piece cost more than
+ * the search it could lead (customers?search=kowalski on PostgreSQL at 100,000 customers: 16 ms of probes for a
+ * 0.2 ms page).
+ */
+const MIN_LENGTH = 10;
 /** A piece that many records hold is no better a lead than the whole search. */
 const RARE = 1_000;
 /** A piece this rare leads at once: further probes could save little. */
 const RARE_ENOUGH = 100;
 const MAX_PROBES = 6;
 
-/** The pieces probed: PIECE characters each, spread evenly from the first to the last character. */
+/** The pieces probed: PIECE characters each, spread evenly from the first to the last character of a long search. */
 export function searchPieces(needle: string): string[] {
-  if (needle.length <= PIECE) return [];
+  if (needle.length < MIN_LENGTH) return [];
   const span = needle.length - PIECE;
   const count = Math.min(MAX_PROBES, Math.ceil(span / 3) + 1);
   const starts = new Set(Array.from({ length: count }, (_, i) => Math.round((i * span) / (count - 1))));
