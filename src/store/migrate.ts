@@ -18,6 +18,7 @@ import * as m0014 from './migrations/0014_recover_jobs.js';
 import * as m0015 from './migrations/0015_deliveries_fillfactor.js';
 import * as m0016 from './migrations/0016_api_key_notify.js';
 import * as m0017 from './migrations/0017_recover_counting.js';
+import * as m0018 from './migrations/0018_search_statistics.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_deliveries_fillfactor': m0015,
   '0016_api_key_notify': m0016,
   '0017_recover_counting': m0017,
+  '0018_search_statistics': m0018,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {
