@@ -1,47 +1,21 @@
 // The bridge's forwarding when Waypost is down (port closed), hangs (connections accepted, never answered) or
 // refuses a record (4xx): what a checkout waits, the retry queue, WP-Cron's retries and "Retry now". The world is
 // test/bridge/forwarding-site.ts's (as test/bridge/forwarding.test.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Waypost } from '../../src/sdk.js';
-import {
-  checkout as checkoutOn, eventsOf, median, queue, startForwardingSite, stopForwardingSite, Timings, MARGIN_MS,
-  TIMEOUT_MS, type ForwardingSite,
-} from './forwarding-site.js';
-import type { WaypostFront } from './waypost-front.js';
-import { hasWordPress, type WordPress } from './wordpress.js';
+import { describe, expect, it } from 'vitest';
+import { forwardingSuite, median, MARGIN_MS, TIMEOUT_MS } from './forwarding-site.js';
+import { hasWordPress } from './wordpress.js';
 
 describe.runIf(await hasWordPress())('WordPress bridge: forwarding while Waypost is down, hangs or refuses', () => {
-  let world: Partial<ForwardingSite> = {};
-  let waypost: Waypost;
-  let front: WaypostFront;
-  let site: WordPress;
-  const times = new Timings();
-  const timings = times.request;
-  const shutdown = times.shutdown;
-  const timed = <T extends { ms: number; shutdownMs: number }>(scenario: string, c: T) => times.timed(scenario, c);
-  const checkout = (email: string, options?: { off?: boolean }) => checkoutOn(site, email, options);
-  const queueCount = () => queue(site).count();
-  const queueRows = () => queue(site).rows();
-  const makeDue = () => queue(site).makeDue();
-  const runCron = () => queue(site).runCron();
-  const events = (matches: (data: any) => boolean) => eventsOf(world.receiver!)(matches);
-
-  beforeAll(async () => {
-    world = await startForwardingSite();
-    ({ waypost, front, site } = world as ForwardingSite);
+  const w = forwardingSuite(async ({ checkout, timed }) => {
     for (let i = 0; i < 2; i++) await checkout(`warmup${i}@example.org`, { off: true }); // PHP and MariaDB caches.
     // The baseline the delays are measured against: the same checkout with forwarding off.
     for (let i = 0; i < 3; i++) timed('off', await checkout(`baseline${i}@example.org`, { off: true }));
-  }, 120_000);
-
-  afterAll(async () => {
-    times.print();
-    await stopForwardingSite(world);
   });
+  const { timings, shutdown, timed, checkout, queueCount, queueRows, makeDue, runCron, events } = w;
 
   it('queues the writes while Waypost is down (port closed), keeps one row per record with its latest state, '
     + 'and sends them in order once it is up and WP-Cron runs', async () => {
-    await front.down();
+    await w.front.down();
     const c = timed('down', await checkout('xena@example.org'));
     for (let i = 0; i < 2; i++) timed('down', await checkout(`down${i}@example.org`));
     expect(c.ms).toBeLessThan(median(timings.off) + TIMEOUT_MS + MARGIN_MS);
@@ -58,20 +32,20 @@ describe.runIf(await hasWordPress())('WordPress bridge: forwarding while Waypost
     expect(due[0]).toBeGreaterThan(Date.now() + 30_000);
 
     // A newer state while still down (the admin marks it booked): the booking's row is replaced, not added.
-    await (await fetch(`${site.url}/?waypost_test=admin_update&booking=${c.booking}&status=booked`)).text();
+    await (await fetch(`${w.site.url}/?waypost_test=admin_update&booking=${c.booking}&status=booked`)).text();
     const after = (await queueRows()).filter((r) => Number(r.record_id) === c.booking && r.resource === 'bookings');
     expect(after).toHaveLength(1);
 
     // Waypost is back; WP-Cron before the backoff has passed sends nothing.
-    await front.up();
-    const sentBefore = front.sent.length;
+    await w.front.up();
+    const sentBefore = w.front.sent.length;
     await runCron();
-    expect(front.sent.length).toBe(sentBefore);
+    expect(w.front.sent.length).toBe(sentBefore);
 
     // Time passes; WP-Cron retries: everything arrives, in order, in its latest state, once.
     await makeDue();
     await runCron();
-    const sent = front.sent.slice(sentBefore);
+    const sent = w.front.sent.slice(sentBefore);
     const mine = sent.filter((s) => [`/host/v1/customers/${c.customer}`, `/host/v1/payments/${c.payment}`,
       `/host/v1/bookings/${c.booking}`].includes(s.path));
     expect(mine.map((s) => `${s.method} ${s.path} ${s.status}`)).toEqual([
@@ -90,9 +64,9 @@ describe.runIf(await hasWordPress())('WordPress bridge: forwarding while Waypost
 
   it('delays a checkout by at most the timeout when Waypost hangs, then stops waiting for it until it answers again',
     async () => {
-    front.mode = 'hang';
-    await front.down();
-    await front.up();
+    w.front.mode = 'hang';
+    await w.front.down();
+    await w.front.up();
     const c = timed('hang', await checkout('wanda@example.org'));
     expect(c.ms).toBeLessThan(median(timings.off) + TIMEOUT_MS + MARGIN_MS);
     expect(c.shutdownMs).toBeLessThan(TIMEOUT_MS + 300);
@@ -108,30 +82,30 @@ describe.runIf(await hasWordPress())('WordPress bridge: forwarding while Waypost
     expect(await queueCount()).toBe(3 * 4);
 
     // Waypost answers again: the queue drains (and the cool-down ends).
-    front.mode = 'forward';
-    await front.down();
-    await front.up();
+    w.front.mode = 'forward';
+    await w.front.down();
+    await w.front.up();
     await makeDue();
     await runCron();
     expect(await queueCount()).toBe(0);
-    expect(front.puts('bookings').filter((s) => s.path === `/host/v1/bookings/${c.booking}`)).toHaveLength(1);
+    expect(w.front.puts('bookings').filter((s) => s.path === `/host/v1/bookings/${c.booking}`)).toHaveLength(1);
     const next = await checkout('vera@example.org');
-    expect(front.puts('bookings').filter((s) => s.path === `/host/v1/bookings/${next.booking}`)).toHaveLength(1);
+    expect(w.front.puts('bookings').filter((s) => s.path === `/host/v1/bookings/${next.booking}`)).toHaveLength(1);
     expect(await queueCount()).toBe(0);
   });
 
   it('parks a record Waypost refuses (4xx) with its error instead of retrying it forever', async () => {
-    const id = Number((await site.php("echo wp_insert_comment( array( 'comment_post_ID' => 25, "
+    const id = Number((await w.site.php("echo wp_insert_comment( array( 'comment_post_ID' => 25, "
       + "'comment_author' => 'Noor', 'comment_content' => 'ok', 'comment_approved' => 1 ) );")).trim());
-    expect(front.sent.at(-1)).toMatchObject({ method: 'PUT', path: `/host/v1/reviews/${id}`, status: 201 });
+    expect(w.front.sent.at(-1)).toMatchObject({ method: 'PUT', path: `/host/v1/reviews/${id}`, status: 201 });
 
     // Waypost refuses the next write of it (any 4xx other than 401, 408, 409, 425, 429).
-    const before = front.sent.length;
-    front.answer = (method, p) => (p === `/host/v1/reviews/${id}`
+    const before = w.front.sent.length;
+    w.front.answer = (method, p) => (p === `/host/v1/reviews/${id}`
       ? { status: 400, body: { status: 400, code: 'invalid_field', detail: 'content is too long' } } : null);
     try {
-      await site.php(`wp_update_comment( array( 'comment_ID' => ${id}, 'comment_content' => 'changed' ) );`);
-      expect(front.sent.slice(before).map((s) => s.status)).toEqual([400]);
+      await w.site.php(`wp_update_comment( array( 'comment_ID' => ${id}, 'comment_content' => 'changed' ) );`);
+      expect(w.front.sent.slice(before).map((s) => s.status)).toEqual([400]);
       const rows = await queueRows();
       expect(rows).toHaveLength(1);
       expect(rows[0])
@@ -139,14 +113,14 @@ describe.runIf(await hasWordPress())('WordPress bridge: forwarding while Waypost
       expect(rows[0].last_error).toMatch(/400.*content is too long/);
       await makeDue();
       await runCron();
-      expect(front.sent.slice(before)).toHaveLength(1); // Parked: WP-Cron does not retry it.
+      expect(w.front.sent.slice(before)).toHaveLength(1); // Parked: WP-Cron does not retry it.
     } finally {
-      front.answer = null;
+      w.front.answer = null;
     }
     // "Retry now" (or a newer state of the record) sends it again.
-    const result = JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Queue::retry_now() );'));
+    const result = JSON.parse(await w.site.php('echo wp_json_encode( Waypost_Bridge_Queue::retry_now() );'));
     expect(result).toMatchObject({ sent: 1, remaining: 0 });
-    expect(front.sent.at(-1)).toMatchObject({ method: 'PUT', path: `/host/v1/reviews/${id}`, status: 200 });
-    expect(front.sent.at(-1)!.body).toMatchObject({ content: 'changed' });
+    expect(w.front.sent.at(-1)).toMatchObject({ method: 'PUT', path: `/host/v1/reviews/${id}`, status: 200 });
+    expect(w.front.sent.at(-1)!.body).toMatchObject({ content: 'changed' });
   });
 });

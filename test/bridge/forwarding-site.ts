@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { testWaypost } from '../helpers/waypost.js';
 import { startReceiver, type Receiver } from '../webhooks/engine/receiver.js';
 import { addWebhook } from '../webhooks/engine/fixtures.js';
@@ -116,3 +116,52 @@ export const queue = (site: WordPress) => ({
 export const eventsOf = (receiver: Receiver) => (matches: (data: any) => boolean) => receiver.requests
   .map((r) => JSON.parse(r.raw.toString('utf8')))
   .filter((e) => matches(e.data));
+
+/**
+ * Starts the world before a suite's tests and stops it (printing the timings) after them; call inside `describe`.
+ * What the suites do, bound to the world: `site`, `front` and `waypost` are there once `beforeAll` has run, and
+ * `prepare` runs right after the start (warm-ups, a baseline).
+ */
+export function forwardingSuite(prepare?: (suite: ForwardingSuite) => Promise<void>): ForwardingSuite {
+  let world: Partial<ForwardingSite> = {};
+  const times = new Timings();
+  const started = () => world as ForwardingSite;
+  const suite: ForwardingSuite = {
+    get waypost() { return started().waypost; },
+    get front() { return started().front; },
+    get site() { return started().site; },
+    times, timings: times.request, shutdown: times.shutdown,
+    timed: (scenario, c) => times.timed(scenario, c),
+    checkout: (email, options) => checkout(started().site, email, options),
+    queueCount: () => queue(started().site).count(),
+    queueRows: () => queue(started().site).rows(),
+    makeDue: () => queue(started().site).makeDue(),
+    runCron: () => queue(started().site).runCron(),
+    events: (matches) => eventsOf(started().receiver)(matches),
+  };
+  beforeAll(async () => {
+    world = await startForwardingSite();
+    await prepare?.(suite);
+  }, 120_000);
+  afterAll(async () => {
+    times.print();
+    await stopForwardingSite(world);
+  });
+  return suite;
+}
+
+export interface ForwardingSuite {
+  readonly waypost: Waypost;
+  readonly front: WaypostFront;
+  readonly site: WordPress;
+  times: Timings;
+  timings: Timings['request'];
+  shutdown: Timings['shutdown'];
+  timed<T extends { ms: number; shutdownMs: number }>(scenario: string, c: T): T;
+  checkout(email: string, options?: { off?: boolean }): ReturnType<typeof checkout>;
+  queueCount(): Promise<number>;
+  queueRows(): Promise<QueueRow[]>;
+  makeDue(): Promise<unknown>;
+  runCron(): Promise<unknown>;
+  events(matches: (data: any) => boolean): any[];
+}

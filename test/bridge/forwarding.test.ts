@@ -6,66 +6,39 @@
 // (BookingProcess, see shared/fixtures/wp-travel-engine/README.md "When the data is complete") over HTTP, copying a
 // fixture booking's meta: an empty booking post published first (save_post fires), then its meta, a customer, a
 // payment post published before its meta, the gateway marking it paid, and the completion hook, then a redirect.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Waypost } from '../../src/sdk.js';
-import {
-  checkout as checkoutOn, eventsOf, median, queue, startForwardingSite, stopForwardingSite, Timings, MARGIN_MS,
-  TIMEOUT_MS, type ForwardingSite,
-} from './forwarding-site.js';
-import type { WaypostFront } from './waypost-front.js';
-import { hasWordPress, type WordPress } from './wordpress.js';
+import { describe, expect, it } from 'vitest';
+import { forwardingSuite, median, TIMEOUT_MS } from './forwarding-site.js';
+import { hasWordPress } from './wordpress.js';
 
 describe.runIf(await hasWordPress())('WordPress bridge: forwarding a WP Travel Engine checkout', () => {
-  let world: Partial<ForwardingSite> = {};
-  let waypost: Waypost;
-  let front: WaypostFront;
-  let site: WordPress;
-  const times = new Timings();
-  const timings = times.request;
-  const shutdown = times.shutdown;
-  const timed = <T extends { ms: number; shutdownMs: number }>(scenario: string, c: T) => times.timed(scenario, c);
-  const checkout = (email: string, options?: { off?: boolean }) => checkoutOn(site, email, options);
-  const queueCount = () => queue(site).count();
-  const queueRows = () => queue(site).rows();
-  const makeDue = () => queue(site).makeDue();
-  const runCron = () => queue(site).runCron();
-  const events = (matches: (data: any) => boolean) => eventsOf(world.receiver!)(matches);
-
-  beforeAll(async () => {
-    world = await startForwardingSite();
-    ({ waypost, front, site } = world as ForwardingSite);
-  }, 120_000);
-
-  afterAll(async () => {
-    times.print();
-    await stopForwardingSite(world);
-  });
+  const w = forwardingSuite();
+  const { timings, shutdown, timed, checkout, queueCount, events } = w;
 
   it('creates the queue table on activation, and on the next request for a plugin copied in without activation',
     async () => {
-    expect((await site.sql("SHOW TABLES LIKE 'wp_waypost_queue'")).trim()).toBe('wp_waypost_queue');
-    const columns = (await site.sql('SHOW COLUMNS FROM wp_waypost_queue')).split('\n').map((l) => l.split('\t')[0])
+    expect((await w.site.sql("SHOW TABLES LIKE 'wp_waypost_queue'")).trim()).toBe('wp_waypost_queue');
+    const columns = (await w.site.sql('SHOW COLUMNS FROM wp_waypost_queue')).split('\n').map((l) => l.split('\t')[0])
       .filter(Boolean);
     expect(columns)
       .toEqual(expect.arrayContaining(['id', 'resource', 'record_id', 'op', 'attempts', 'next_attempt_at', 'last_error',
       'created_at']));
 
-    await site.sql(
+    await w.site.sql(
       "DROP TABLE wp_waypost_queue; DELETE FROM wp_options WHERE option_name = 'waypost_bridge_queue_schema';");
-    await (await fetch(`${site.url}/`)).arrayBuffer(); // Any request: plugins_loaded sees no schema version.
-    expect((await site.sql("SHOW TABLES LIKE 'wp_waypost_queue'")).trim()).toBe('wp_waypost_queue');
-    expect((await site.sql("SELECT option_value FROM wp_options WHERE option_name = 'waypost_bridge_queue_schema'"))
+    await (await fetch(`${w.site.url}/`)).arrayBuffer(); // Any request: plugins_loaded sees no schema version.
+    expect((await w.site.sql("SHOW TABLES LIKE 'wp_waypost_queue'")).trim()).toBe('wp_waypost_queue');
+    expect((await w.site.sql("SELECT option_value FROM wp_options WHERE option_name = 'waypost_bridge_queue_schema'"))
       .trim()).toBe('1');
   });
 
   it('measures a checkout with forwarding against the same checkout with forwarding off', async () => {
     for (let i = 0; i < 2; i++) await checkout(`warmup${i}@example.org`, { off: true }); // PHP and MariaDB caches.
-    expect(front.sent).toHaveLength(0); // Off means off.
+    expect(w.front.sent).toHaveLength(0); // Off means off.
     for (let i = 0; i < 6; i++) {
       timed('off', await checkout(`baseline${i}@example.org`, { off: true }));
       timed('up', await checkout(`measured${i}@example.org`));
     }
-    expect(front.puts('bookings')).toHaveLength(6);
+    expect(w.front.puts('bookings')).toHaveLength(6);
     expect(median(timings.up)).toBeLessThan(median(timings.off) + 500);
     expect(Math.max(...shutdown.up)).toBeLessThan(TIMEOUT_MS);
     expect(Math.max(...shutdown.off)).toBeLessThan(5);
@@ -74,9 +47,9 @@ describe.runIf(await hasWordPress())('WordPress bridge: forwarding a WP Travel E
 
   it('sends each record of a checkout once, complete, at the end of the request; the receiver gets booking.created',
     async () => {
-    const sentBefore = front.sent.length;
+    const sentBefore = w.front.sent.length;
     const c = await checkout('zoe@example.org');
-    const sent = front.sent.slice(sentBefore);
+    const sent = w.front.sent.slice(sentBefore);
 
     // Exactly one write per record, all accepted, nothing deleted, in the order customer, payment, booking.
     expect(sent.map((s) => `${s.method} ${s.path} ${s.status}`)).toEqual([
@@ -117,43 +90,43 @@ describe.runIf(await hasWordPress())('WordPress bridge: forwarding a WP Travel E
   });
 
   it('sends nothing for a checkout that stopped half-way (the empty booking post), and never deletes it', async () => {
-    const sentBefore = front.sent.length;
-    const res = await fetch(`${site.url}/?waypost_test=abandoned`);
+    const sentBefore = w.front.sent.length;
+    const res = await fetch(`${w.site.url}/?waypost_test=abandoned`);
     await res.arrayBuffer();
     expect(res.headers.get('x-waypost-test')).toMatch(/^booking=\d+$/);
-    expect(front.sent.slice(sentBefore)).toEqual([]);
+    expect(w.front.sent.slice(sentBefore)).toEqual([]);
     expect(await queueCount()).toBe(0);
   });
 
   it('sends an admin edit (wptravelengine.booking.updated) and a trashed booking as a DELETE', async () => {
     const c = await checkout('yusuf@example.org');
-    let sentBefore = front.sent.length;
-    await (await fetch(`${site.url}/?waypost_test=admin_update&booking=${c.booking}&status=booked`)).text();
-    const update = front.sent.slice(sentBefore).filter((s) => s.path === `/host/v1/bookings/${c.booking}`);
+    let sentBefore = w.front.sent.length;
+    await (await fetch(`${w.site.url}/?waypost_test=admin_update&booking=${c.booking}&status=booked`)).text();
+    const update = w.front.sent.slice(sentBefore).filter((s) => s.path === `/host/v1/bookings/${c.booking}`);
     expect(update.map((s) => [s.method, s.status, s.body.status])).toEqual([['PUT', 200, 'booked']]);
     await expect.poll(() => events((d) => d.id === c.booking).map((e) => e.type), { timeout: 10_000 })
       .toContain('booking.updated');
 
-    sentBefore = front.sent.length;
-    await (await fetch(`${site.url}/?waypost_test=trash&post=${c.booking}`)).text();
-    expect(front.sent.slice(sentBefore).map((s) => `${s.method} ${s.path} ${s.status}`))
+    sentBefore = w.front.sent.length;
+    await (await fetch(`${w.site.url}/?waypost_test=trash&post=${c.booking}`)).text();
+    expect(w.front.sent.slice(sentBefore).map((s) => `${s.method} ${s.path} ${s.status}`))
       .toEqual([`DELETE /host/v1/bookings/${c.booking} 204`]);
-    expect(await waypost.delete('bookings', c.booking)).toBe(false); // Already gone from Waypost.
+    expect(await w.waypost.delete('bookings', c.booking)).toBe(false); // Already gone from Waypost.
     expect(await queueCount()).toBe(0);
   });
 
   it('forwards a review when approved and deletes it when unapproved (comments on trips)', async () => {
-    const sentBefore = front.sent.length;
-    const id = Number((await site.php("echo wp_insert_comment( array( 'comment_post_ID' => 25, "
+    const sentBefore = w.front.sent.length;
+    const id = Number((await w.site.php("echo wp_insert_comment( array( 'comment_post_ID' => 25, "
       + "'comment_author' => 'Mia', 'comment_author_email' => 'mia@example.org', 'comment_content' => 'Lovely day.', "
       + "'comment_approved' => 0 ) );")).trim());
-    expect(front.sent.slice(sentBefore)).toEqual([]); // Held for moderation: not a review yet.
-    await site.php(`wp_set_comment_status( ${id}, 'approve' );`);
-    await site.php(`wp_set_comment_status( ${id}, 'hold' );`);
-    expect(front.sent.slice(sentBefore).map((s) => `${s.method} ${s.path} ${s.status}`)).toEqual([
+    expect(w.front.sent.slice(sentBefore)).toEqual([]); // Held for moderation: not a review yet.
+    await w.site.php(`wp_set_comment_status( ${id}, 'approve' );`);
+    await w.site.php(`wp_set_comment_status( ${id}, 'hold' );`);
+    expect(w.front.sent.slice(sentBefore).map((s) => `${s.method} ${s.path} ${s.status}`)).toEqual([
       `PUT /host/v1/reviews/${id} 201`,
       `DELETE /host/v1/reviews/${id} 204`,
     ]);
-    expect(front.sent[sentBefore].body).toMatchObject({ trip_id: 25, author_name: 'Mia', content: 'Lovely day.' });
+    expect(w.front.sent[sentBefore].body).toMatchObject({ trip_id: 25, author_name: 'Mia', content: 'Lovely day.' });
   });
 });
