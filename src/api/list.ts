@@ -41,7 +41,8 @@ function countKey(resource: ApiResource, f: Filters): string | undefined {
   return undefined;
 }
 
-async function totalOf(core: Core, shape: Shape): Promise<number | null> {
+/** `walked`: the driving index's bounded count when the caller already has it (a search's lead, search-anchor.ts). */
+async function totalOf(core: Core, shape: Shape, walked?: number): Promise<number | null> {
   const key = countKey(shape.resource, shape.filters);
   if (key !== undefined) {
     const query = core.db.selectFrom('record_counts').select('total').where('resource', '=', key).compile();
@@ -50,9 +51,9 @@ async function totalOf(core: Core, shape: Shape): Promise<number | null> {
   }
   const { walk, rest } = countQueries(core.store.sql, shape, COUNTED_MATCHES + 1);
   const count = async (q: typeof walk) => Number((await readRows<{ n: number }>(core, q.compile(core.db)))[0]?.n ?? 0);
-  const walked = await count(walk);
-  if (walked > COUNTED_MATCHES) return null;
-  return rest ? count(rest) : walked;
+  const candidates = walked ?? await count(walk);
+  if (candidates > COUNTED_MATCHES) return null;
+  return rest ? count(rest) : candidates;
 }
 
 export async function listRecords<R extends ApiResource>(core: Core, resource: R, q: ListQuery): Promise<ListPage<R>> {
@@ -71,20 +72,16 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
       + 'fast at any depth) or narrow the list with filters');
   }
   const cursor = q.after !== undefined ? decodeCursor(q.after, orderby, order) : null;
-  if (driver === 'search') {
-    const anchor = await searchAnchor(core, resource, filters.search!);
-    // No record holds a piece of the search: none holds the search.
-    if (anchor?.n === 0) {
-      return { items: [], total: 0, perpage, page: q.page ?? null, hasMore: false, nextCursor: null };
-    }
-    filters.searchAnchor = anchor?.piece;
-  }
+  const anchor = driver === 'search' ? await searchAnchor(core, resource, filters.search!, COUNTED_MATCHES) : null;
+  // No record holds a piece of the search: none holds the search.
+  if (anchor?.n === 0) return { items: [], total: 0, perpage, page: q.page ?? null, hasMore: false, nextCursor: null };
+  if (anchor) filters.searchAnchor = anchor.piece;
   const shape: Shape = { resource, filters, driver, orderby, order, cursor, limit: perpage + 1, offset };
 
   const query = pageQuery(core.store.sql, shape).compile(core.db);
   const [rows, total] = await Promise.all([
     readRows<{ id: number; data: string; sort_key: unknown }>(core, query),
-    totalOf(core, shape),
+    totalOf(core, shape, anchor?.n),
   ]);
   const pageRows = rows.slice(0, perpage);
   const stored = pageRows.map((r) => JSON.parse(r.data) as StoredRecords[R]);

@@ -4,7 +4,9 @@
 // bounded count each, cheap for a rare piece and for a common one alike), and its rarest piece, when it is rare,
 // leads the index lookup (store/list-sql.ts); the whole search still decides what matches.
 import type { Core } from '../core.js';
+import type { ApiResource } from '../records/schemas.js';
 import { readRows } from '../store/read.js';
+import { countQueries } from './list-plan.js';
 
 /** Characters per piece: four trigrams. */
 const PIECE = 6;
@@ -14,8 +16,6 @@ const PIECE = 6;
  * 0.2 ms page).
  */
 const MIN_LENGTH = 10;
-/** A piece that many records hold is no better a lead than the whole search. */
-const RARE = 1_000;
 /** A piece this rare leads at once: further probes could save little. */
 const RARE_ENOUGH = 100;
 const MAX_PROBES = 6;
@@ -30,17 +30,21 @@ export function searchPieces(needle: string): string[] {
 }
 
 /**
- * The rarest piece of a long search and how many records hold it, when it is rare (it then leads; none: the search
- * matches nothing), else null (the search alone leads).
+ * The rarest piece of a long search and how many records hold it, when at most `bound` do (it then leads; none: the
+ * search matches nothing), else null (the search alone leads). Each probe is the bounded count a list led by that
+ * piece makes first (list-plan.ts `countQueries`), so the list reuses the count of the piece it is led by.
  */
-export async function searchAnchor(core: Core, resource: string, needle: string)
+export async function searchAnchor(core: Core, resource: ApiResource, needle: string, bound: number)
   : Promise<{ piece: string; n: number } | null> {
   let best: { piece: string; n: number } | null = null;
   for (const piece of searchPieces(needle)) {
-    const query = core.store.sql.searchProbe(resource, piece, RARE + 1).compile(core.db);
-    const [row] = await readRows<{ n: number }>(core, query);
+    const { walk } = countQueries(core.store.sql, {
+      resource, filters: { search: piece }, driver: 'search', orderby: 'id', order: 'desc', cursor: null,
+      limit: bound + 1, offset: 0,
+    }, bound + 1);
+    const [row] = await readRows<{ n: number }>(core, walk.compile(core.db));
     const n = Number(row?.n ?? 0);
-    if (n <= RARE && (best === null || n < best.n)) best = { piece, n };
+    if (n <= bound && (best === null || n < best.n)) best = { piece, n };
     if (n <= RARE_ENOUGH) break;
   }
   return best;

@@ -21,8 +21,6 @@ export interface ListSql {
   searchMatch(resource: string, needle: string, driving: boolean): RawBuilder<unknown>;
   /** The exact per-row check of a search that a rare piece of it leads (`searchMatch` with that piece). */
   searchCheck(resource: string, needle: string): RawBuilder<unknown>;
-  /** How many records hold `piece`, counting at most `limit` (one bounded walk of the search index). */
-  searchProbe(resource: string, piece: string, limit: number): RawBuilder<{ n: number }>;
 }
 
 /** An FTS5 phrase: the text as one string of trigrams, quotes doubled. */
@@ -48,8 +46,6 @@ const sqlite: ListSql = {
   // From the record itself (store/db.ts): an FTS5 phrase costs 5-15 ms to open when its trigrams are common, even
   // for one row, while the text of a few hundred rows costs about 1 ms. Both are the lower-cased text's substring.
   searchCheck: (resource, needle) => sql`instr(waypost_search_text(${resource}, r.data), ${needle}) > 0`,
-  searchProbe: (resource, piece, limit) => sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1
-    FROM ${sql.table(`${resource}_fts`)} AS k WHERE k.search_text MATCH ${phrase(piece)} LIMIT ${limit}) AS c`,
 };
 
 const postgres: ListSql = {
@@ -59,8 +55,6 @@ const postgres: ListSql = {
   // Written so that the trigram index cannot serve it (an expression it is not on): GIN would read every trigram's
   // posting list again, which is what leading with a rare piece avoids.
   searchCheck: (_resource, needle) => sql`(r.search_text || '') LIKE ${anywhere(needle)}`,
-  searchProbe: (resource, piece, limit) => sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1
-    FROM ${sql.table(resource)} AS r WHERE r.search_text LIKE ${anywhere(piece)} LIMIT ${limit}) AS c`,
 };
 
 export const LIST_SQL: Record<DialectName, ListSql> = { sqlite, postgres };
