@@ -7,9 +7,7 @@
 // maintained totals are written as usual, so every row is right at every commit; only the indexes wait.
 import { sql, type Kysely } from 'kysely';
 import type { Core } from '../core.js';
-import { searchTextOf } from '../records/rows.js';
 import type { Pending } from '../store/bulk-schema.js';
-import type { Searchable } from '../store/dialect.js';
 import { RESOURCES } from '../records/schemas.js';
 
 type Db = Kysely<any>;
@@ -66,8 +64,6 @@ export async function finishBulkLoad(core: Core, onStep?: (step: string, done: n
   const pending = await pendingBulkLoad(core.db);
   const order = { index: 0, search: 1, trigger: 2 } as const;
   pending.sort((a, b) => order[a.kind] - order[b.kind] || a.name.localeCompare(b.name));
-  // The search text comes from the stored record, as the write path computes it.
-  const textOf = (table: string, data: string) => searchTextOf(table as Searchable, JSON.parse(data));
   const triggers = pending.filter((p) => p.kind === 'trigger');
   let done = 0;
   const queue = pending.filter((q) => q.kind !== 'trigger');
@@ -78,7 +74,7 @@ export async function finishBulkLoad(core: Core, onStep?: (step: string, done: n
         await core.store.sql.beforeIndexBuild(trx);
         await sql.raw(p.definition).execute(trx);
       } else {
-        await core.store.sql.finishSearch(trx, p, textOf);
+        await core.store.sql.finishSearch(trx, p);
       }
       await (trx as unknown as Db).deleteFrom('bulk_load_pending').where('name', '=', p.name).execute();
     });

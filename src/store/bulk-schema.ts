@@ -31,8 +31,11 @@ export interface BulkSql {
   beforeIndexBuild(trx: Db): Promise<void>;
   /** As a bulk load begins: sets a search index (SQLite) to take the load's batches with fewer merges. */
   deferSearchMerges(db: Db, p: Pending): Promise<void>;
-  /** Finishes a search index after a bulk load; `textOf` gives a stored record's search text. */
-  finishSearch(trx: Db, p: Pending, textOf: (table: string, data: string) => string): Promise<void>;
+  /**
+   * Finishes a search index after a bulk load. Refilling one reads each record's search text through SQL's
+   * `waypost_search_text(table, data)`, which the store registers (db.ts `searchText`).
+   */
+  finishSearch(trx: Db, p: Pending): Promise<void>;
   /** Sets the main connection's page cache for an import; returns what puts it back. */
   importCache(kib: number): () => void;
   /** After an import that wrote rows. */
@@ -77,7 +80,7 @@ export function sqliteBulk(sqlite: SqliteDatabase.Database): BulkSql {
     // Sorting in memory (temp_store = MEMORY) built a million-row index about a quarter faster, but the import's RSS
     // rose from 298 MB to 368 MB while building: the sorts spill to temporary files as before.
     beforeIndexBuild: async () => {},
-    finishSearch: async (trx, p, textOf) => {
+    finishSearch: async (trx, p) => {
       const fts = sql.table(p.name);
       if (p.definition.startsWith(MERGE_PREFIX)) {
         await sql`INSERT INTO ${fts} (${fts}, rank) VALUES ('automerge', ${sql.lit(DEFAULT_AUTOMERGE)})`.execute(trx);
@@ -85,8 +88,6 @@ export function sqliteBulk(sqlite: SqliteDatabase.Database): BulkSql {
       }
       // An earlier version's bulk load left the index empty: refill it from the stored records.
       // The search text comes from the stored record, as the write path computes it (SQLite keeps no copy of it).
-      sqlite.function('waypost_search_text', { deterministic: true }, (table: unknown, data: unknown) =>
-        textOf(String(table), String(data)));
       await sql`INSERT INTO ${fts} (${fts}) VALUES ('delete-all')`.execute(trx);
       // FTS5 writes a segment each time its pending terms pass 'hashsize' (1 MB): at 8 MB, fewer segments to merge
       // (about a quarter faster). Back to the default before the commit, which is what reads it.

@@ -99,7 +99,8 @@ export interface StoreOptions {
   poolSize?: number;
   /**
    * A stored record's search text (records/rows.ts), as SQL's `waypost_search_text(table, data)` on SQLite, which
-   * keeps no copy of it: a search led by a rare piece checks the whole needle with it (store/list-sql.ts).
+   * keeps no copy of it: a search led by a rare piece checks the whole needle with it (store/list-sql.ts), and a
+   * search index emptied by an earlier version's bulk load is refilled with it (bulk-schema.ts).
    */
   searchText?: (table: string, data: string) => string;
 }
