@@ -6,7 +6,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
 import { iso, type StoredRecords } from '../records/normalize.js';
-import { bumpCountsQuery, countKeys, rowFor, storedRow, tripLinks } from '../records/rows.js';
+import { addCountDeltas, bumpCountsQuery, rowFor, storedRow, tripLinks } from '../records/rows.js';
 import { affectedApiResources, ASSIGNED_ID_MIN, type InputRecords, type Resource } from '../records/schemas.js';
 import { hostIdProblem } from '../records/validate.js';
 import { nextAssignedId, SEARCHABLE, searchIndexStatements, type Searchable }
@@ -260,8 +260,7 @@ export class Batch {
             links.next.push(...next);
           }
         }
-        for (const key of countKeys(resource, row)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
-        for (const key of countKeys(resource, prevRow)) deltas.set(key, (deltas.get(key) ?? 0) - 1);
+        addCountDeltas(deltas, resource, row, prevRow);
       }
       const columns = Object.keys(rows[0]).filter((c) => c !== 'id');
       for (const part of chunks(rows)) {
@@ -277,8 +276,8 @@ export class Batch {
         out.push(rowsOf('booking_trips', part));
       }
     }
-    const bumps = [...deltas].filter(([, delta]) => delta !== 0);
-    if (bumps.length) out.push(bumpCountsQuery(this.trx, bumps)); // one statement, not one per total
+    const bump = bumpCountsQuery(this.trx, deltas); // one statement, not one per total
+    if (bump) out.push(bump);
     return out;
   }
 }

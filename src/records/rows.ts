@@ -96,7 +96,7 @@ export function storedRow(db: Db, row: Record<string, unknown>): Record<string, 
  * The maintained totals a row counts towards (record_counts): the resource's public total and, where the API filters
  * by status, the total of its status ("bookings?status=booked"). Legacy bookings count towards none.
  */
-export function countKeys(resource: Resource, row: Record<string, unknown> | null): string[] {
+function countKeys(resource: Resource, row: Record<string, unknown> | null): string[] {
   if (row === null || (resource === 'bookings' && Number(row.visible) !== 1)) return [];
   return 'status' in row ? [resource, `${resource}?status=${String(row.status)}`] : [resource];
 }
@@ -112,20 +112,27 @@ export async function readStored<R extends Resource>(
 
 async function bumpCounts(db: Db, resource: Resource, row: Record<string, unknown> | null,
   prevRow: Record<string, unknown> | null): Promise<void> {
-  const deltas = new Map<string, number>();
+  const query = bumpCountsQuery(db, addCountDeltas(new Map(), resource, row, prevRow));
+  if (query) await db.executeQuery(query);
+}
+
+/** Adds to `deltas` what a row replacing `prevRow` (either null: none) changes in the maintained totals. */
+export function addCountDeltas(deltas: Map<string, number>, resource: Resource, row: Record<string, unknown> | null,
+  prevRow: Record<string, unknown> | null): Map<string, number> {
   for (const key of countKeys(resource, row)) deltas.set(key, (deltas.get(key) ?? 0) + 1);
   for (const key of countKeys(resource, prevRow)) deltas.set(key, (deltas.get(key) ?? 0) - 1);
-  const bumps = [...deltas].filter(([, delta]) => delta !== 0);
-  if (bumps.length) await db.executeQuery(bumpCountsQuery(db, bumps));
+  return deltas;
 }
 
 /**
- * Adds each delta to its maintained total in one upsert (UPDATE-else-INSERT lets two first writers both INSERT).
- * Keys in sorted order, so two writers bumping the same totals lock their rows in the same order.
+ * Adds each non-zero delta to its maintained total in one upsert (UPDATE-else-INSERT lets two first writers both
+ * INSERT), or null when nothing changes. Keys in sorted order, so two writers bumping the same totals lock their
+ * rows in the same order.
  */
-export function bumpCountsQuery(db: Db, bumps: Array<[key: string, delta: number]>): CompiledQuery {
-  const rows = [...bumps].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+export function bumpCountsQuery(db: Db, deltas: Map<string, number>): CompiledQuery | null {
+  const rows = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([resource, total]) => ({ resource, total }));
+  if (rows.length === 0) return null;
   return db.insertInto('record_counts').values(rows)
     .onConflict((oc) => oc.column('resource')
       .doUpdateSet((eb) => ({ total: eb('record_counts.total', '+', eb.ref('excluded.total')) })))
