@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { scaleFile } from './scale-data.js';
 import { PG_URL, hasPostgres } from '../test/helpers/services.js';
+import { childPids } from '../test/helpers/processes.js';
 
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
@@ -39,12 +40,7 @@ function urlFor(dialect: Dialect, size: number): string {
 function peakRss(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   let peak = m ? Math.round(Number(m[1]) / 1024) : 0;
-  let children: number[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
-      .map(Number);
-  } catch { /* exited */ }
-  for (const child of children) {
+  for (const child of childPids(pid)) {
     try { peak = Math.max(peak, peakRss(child)); } catch { /* exited */ }
   }
   return peak;

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { childPids } from '../test/helpers/processes.js';
 
 const TICKS_PER_SECOND = 100; // CLK_TCK on Linux (getconf CLK_TCK)
 const ROOT = join(import.meta.dirname, '..');
@@ -99,12 +100,6 @@ export interface WaypostProcess {
   stop(): Promise<void>;
 }
 
-/** A process's first child, if it has one (/proc/<pid>/task/<pid>/children). */
-function firstChild(pid: number): number | undefined {
-  const list = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-  return list ? Number(list.split(/\s+/)[0]) : undefined;
-}
-
 /**
  * `waypost serve --role <role>` in its own process: the build (bin/waypost.js) or, with `tree`, that tree's sources
  * through tsx (BENCH_BEFORE_REF compares a base commit this way). Resolves once it logs that it is running.
@@ -129,7 +124,7 @@ export function startWaypost(role: 'api' | 'worker', env: Record<string, string>
       if (out.includes(ready)) {
         child.stdout!.off('data', onData);
         child.stdout!.resume();
-        const pid = firstChild(child.pid!) ?? child.pid!;
+        const [pid = child.pid!] = childPids(child.pid!);
         resolve({ child, pid, stop: async () => { child.kill('SIGTERM'); await exited; } });
       }
     };

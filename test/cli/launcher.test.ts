@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { childPids } from '../helpers/processes.js';
 import { freePort } from '../helpers/services.js';
 import { tempSqliteUrl } from './run.js';
 
@@ -27,8 +28,6 @@ const alive = (pid: number) => {
   }
 };
 const argsOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-const childrenOf = (pid: number) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)
-  .filter(Boolean).map(Number);
 
 async function until<T>(what: () => T | Promise<T>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -49,7 +48,7 @@ async function serve(env: Record<string, string>): Promise<{ launcher: ChildProc
   });
   started.push(launcher);
   await until(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok ?? false);
-  const [server] = childrenOf(launcher.pid!);
+  const [server] = childPids(launcher.pid!);
   return { launcher, server: server ?? launcher.pid! };
 }
 

@@ -1,11 +1,23 @@
 // Real Waypost processes for the scale-out suites: `waypost serve` children (tsx, so no build is needed), a
 // private redis-server that a test may kill and restart, and the waiting they need.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Role } from '../../src/config.js';
 import { CI } from './services.js';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
+
+/**
+ * A process's children (none once it has exited). bin/waypost.js runs `serve` and `import` as its child: that
+ * child is the process to measure or to expect gone.
+ */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
 
 /** Whether a private redis-server can be started (skips locally with a message; required under CI=true). */
 export function hasRedisServer(suite: string): boolean {
