@@ -16,21 +16,25 @@ if (!existsSync(entry)) {
 // - serve: the same, and an old generation of 96 MB plus the answer cache's bound (WAYPOST_CACHE_MAX_BYTES, whose
 //   bodies live in that heap): 160 MB by default, under 200 MB RSS at the same throughput.
 // Flags the operator gives (on the command line or in NODE_OPTIONS) win: then nothing is added.
-const MIB = 1024 * 1024;
-const cacheMib = () => {
-  const bytes = Number(process.env.WAYPOST_CACHE_MAX_BYTES ?? 64 * MIB);
-  return Number.isFinite(bytes) && bytes > 0 ? Math.ceil(bytes / MIB) : 0;
+// The cache's bound as the server reads it (src/config.ts); a bad setting is the child's to report.
+const cacheMib = async () => {
+  const { loadConfig } = await import(new URL('../dist/config.js', import.meta.url).href);
+  try {
+    return Math.ceil(loadConfig().cacheMaxBytes / (1024 * 1024));
+  } catch {
+    return 0;
+  }
 };
 const heapFlags = {
-  import: () => ['--max-semi-space-size=4'],
-  serve: () => ['--max-semi-space-size=4', `--max-old-space-size=${96 + cacheMib()}`],
+  import: async () => ['--max-semi-space-size=4'],
+  serve: async () => ['--max-semi-space-size=4', `--max-old-space-size=${96 + await cacheMib()}`],
 }[process.argv[2]];
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
 if (heapFlags && !given.some((a) => /^--max-(semi|old)-space-size/.test(a))) {
   const { spawn } = await import('node:child_process');
   const { constants } = await import('node:os');
   const { fileURLToPath } = await import('node:url');
-  const args = [...heapFlags(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
+  const args = [...await heapFlags(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
   // The IPC channel tells the child when this process is gone (even SIGKILLed): it then stops as on SIGTERM.
   const child = spawn(process.execPath, args, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));

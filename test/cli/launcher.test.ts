@@ -65,6 +65,9 @@ describe.skipIf(!built && process.env.CI !== 'true')('bin/waypost.js launcher', 
       '--max-old-space-size=160']));
     const bigCache = await serve({ WAYPOST_CACHE_MAX_BYTES: String(256 * 1024 * 1024) });
     expect(argsOf(bigCache.server)).toContain('--max-old-space-size=352');
+    // Read as the server reads it: empty is the default 64 MB.
+    const empty = await serve({ WAYPOST_CACHE_MAX_BYTES: '' });
+    expect(argsOf(empty.server)).toContain('--max-old-space-size=160');
     const own = await serve({ NODE_OPTIONS: '--max-old-space-size=300' });
     expect(own.server).toBe(own.launcher.pid); // no second process: the operator's flags hold
   }, 60_000);
