@@ -9,6 +9,7 @@ import type { ApiResource } from '../records/schemas.js';
 import { invalidParameter } from '../errors.js';
 import type { ListSql } from '../store/list-sql.js';
 import type { ListQuery } from './schemas.js';
+import type { SearchLead } from './search-anchor.js';
 
 export type Driver = 'none' | 'status' | 'customer_id' | 'email' | 'booking_id' | 'trip_id' | 'search';
 
@@ -63,8 +64,8 @@ export interface Filters {
   booking_id?: number;
   trip_id?: number;
   search?: string;
-  /** A rare piece of `search` that leads the search index when search drives (search-anchor.ts). */
-  searchAnchor?: string;
+  /** How `search` leads when it drives, from a probe of its index (search-anchor.ts). */
+  searchLead?: SearchLead;
   modifiedAfter?: string;
 }
 
@@ -123,10 +124,32 @@ export interface Shape {
   offset: number;
 }
 
+/**
+ * Records a list walks at most for a search many records hold, where the search index hands over all its matches at
+ * once (search-anchor.ts): its page when 0.11% of them hold the search. The list asks the index when it finds less.
+ */
+export const SEARCH_WALK = 10_000;
+
+/** Whether the page walks at most SEARCH_WALK records in id order (PostgreSQL, a search many records hold). */
+export const walksBounded = (dialect: ListSql, s: Shape): boolean => s.driver === 'search' && !dialect.orderedSearch
+  && (s.filters.searchLead === 'common' || s.filters.searchLead === 'guessed');
+
 /** The page's query: id, data and the sort value of perpage + 1 rows, walking the driver's index. */
 export function pageQuery(dialect: ListSql, s: Shape): RawBuilder<{ id: number; data: string; sort_key: unknown }> {
   const dir = sql.raw(s.order === 'asc' ? 'ASC' : 'DESC');
   const op = sql.raw(s.order === 'asc' ? '>' : '<');
+  if (walksBounded(dialect, s)) {
+    // The next SEARCH_WALK records in id order that pass the other filters; then the search among them.
+    const others: Filters = { ...s.filters, search: undefined, searchLead: undefined };
+    const inner: Shape = { ...s, filters: others, driver: driverOf(others) };
+    const conds = conditions(dialect, inner);
+    if (s.cursor) conds.push(sql`r.id ${op} ${s.cursor.id}`);
+    const where = conds.length ? sql`WHERE ${sql.join(conds, sql` AND `)}` : sql``;
+    const offset = s.offset > 0 ? sql` OFFSET ${s.offset}` : sql``;
+    return sql`SELECT r.id AS id, r.data AS data, r.id AS sort_key
+      FROM (SELECT * FROM ${source(dialect, inner).from} ${where} ORDER BY r.id ${dir} LIMIT ${SEARCH_WALK}) AS r
+      WHERE ${dialect.searchCheck(s.resource, s.filters.search!)} ORDER BY r.id ${dir} LIMIT ${s.limit}${offset}`;
+  }
   const { from, keyTable, keyId } = source(dialect, s);
   const conds = conditions(dialect, s);
   const sortCol = s.orderby === 'id' ? keyId : sql.ref(`${keyTable}.${s.orderby}`);
@@ -140,6 +163,23 @@ export function pageQuery(dialect: ListSql, s: Shape): RawBuilder<{ id: number; 
   const offset = s.offset > 0 ? sql` OFFSET ${s.offset}` : sql``;
   return sql`SELECT r.id AS id, r.data AS data, ${sortCol} AS sort_key FROM ${from} ${where}
     ORDER BY ${order} LIMIT ${s.limit}${offset}`;
+}
+
+/**
+ * How many records (up to `limit`) a search index lookup of `needle` (the search or a piece of it) finds, and their
+ * ids: one row, so a lookup of many matches hands over one value instead of `limit` rows.
+ */
+export function searchCandidates(dialect: ListSql, resource: ApiResource, needle: string, limit: number)
+  : RawBuilder<{ n: number; ids: string | number[] }> {
+  const s: Shape = {
+    resource, filters: { search: needle }, driver: 'search', orderby: 'id', order: 'desc', cursor: null, limit,
+    offset: 0,
+  };
+  const { keyFrom, keyId } = source(dialect, s);
+  const { index } = splitConditions(dialect, s);
+  const ids = dialect.jsonArray(sql.ref('candidates.id'));
+  return sql<{ n: number; ids: string | number[] }>`SELECT count(*) AS n, ${ids} AS ids
+    FROM (SELECT ${keyId} AS id FROM ${keyFrom} WHERE ${sql.join(index, sql` AND `)} LIMIT ${limit}) AS candidates`;
 }
 
 /**
@@ -172,6 +212,10 @@ function source(dialect: ListSql, s: Shape) {
       keyFrom: sql`booking_trips AS k${hint(index)}`,
       keyTable: 'k', keyId: sql.ref('k.booking_id'),
     };
+  }
+  if (typeof s.filters.searchLead === 'object' && s.driver === 'search') {
+    const byId = sql`${table} AS r${dialect.idHint}`;
+    return { from: byId, keyFrom: byId, keyTable: 'r', keyId: sql.ref('r.id') };
   }
   const searched = s.driver === 'search' ? dialect.searchSource(s.resource) : null;
   if (searched) return searched;
@@ -208,10 +252,11 @@ function splitConditions(dialect: ListSql, s: Shape) {
     const ranged = s.orderby === 'updated_at' && s.driver !== 'search';
     (ranged ? index : rest).push(sql`${sql.ref(`${key}.updated_at`)} > ${f.modifiedAfter}`);
   }
-  if (f.search !== undefined && s.driver === 'search' && f.searchAnchor !== undefined) {
-    // A rare piece of the search walks the search index; each row it yields is checked for the whole search.
-    index.push(dialect.searchMatch(s.resource, f.searchAnchor, true));
-    rest.push(dialect.searchCheck(s.resource, f.search));
+  const lead = s.driver === 'search' ? f.searchLead : undefined;
+  if (f.search !== undefined && typeof lead === 'object') {
+    // The records holding a rare piece of the search (or the whole search), read by id.
+    index.push(dialect.idIn(lead.ids));
+    if (!lead.exact) rest.push(dialect.searchCheck(s.resource, f.search));
   } else if (f.search !== undefined) {
     by('search').push(dialect.searchMatch(s.resource, f.search, s.driver === 'search'));
   }

@@ -9,8 +9,10 @@ import type { ApiResource, PublicRecords } from '../records/schemas.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ListQuery } from './schemas.js';
 import { readRows } from '../store/read.js';
-import { countQueries, driverOf, filtersOf, pageQuery, sortOf, type Filters, type Shape } from './list-plan.js';
-import { searchAnchor } from './search-anchor.js';
+import {
+  countQueries, driverOf, filtersOf, pageQuery, sortOf, walksBounded, type Filters, type Shape,
+} from './list-plan.js';
+import { searchLead } from './search-anchor.js';
 
 export interface ListPage<R extends ApiResource> {
   items: PublicRecords[R][];
@@ -41,7 +43,7 @@ function countKey(resource: ApiResource, f: Filters): string | undefined {
   return undefined;
 }
 
-/** `walked`: the driving index's bounded count when the caller already has it (a search's lead, search-anchor.ts). */
+/** `walked`: the driving index's bounded count when the caller has it (a led search's ids, search-anchor.ts). */
 async function totalOf(core: Core, shape: Shape, walked?: number): Promise<number | null> {
   const key = countKey(shape.resource, shape.filters);
   if (key !== undefined) {
@@ -54,6 +56,26 @@ async function totalOf(core: Core, shape: Shape, walked?: number): Promise<numbe
   const candidates = walked ?? await count(walk);
   if (candidates > COUNTED_MATCHES) return null;
   return rest ? count(rest) : candidates;
+}
+
+type PageRow = { id: number; data: string; sort_key: unknown };
+
+/** The page's rows, and its total unless the search leads as common (more than COUNTED_MATCHES, or guessed so). */
+async function readPage(core: Core, shape: Shape): Promise<{ rows: PageRow[]; total: number | null }> {
+  const lead = shape.filters.searchLead;
+  const [rows, total] = await Promise.all([
+    readRows<PageRow>(core, pageQuery(core.store.sql, shape).compile(core.db)),
+    typeof lead === 'string' ? null : totalOf(core, shape, lead?.ids.length),
+  ]);
+  return { rows, total };
+}
+
+/** Decides how a search leads (`guess`: from the planner's estimate if it can); false when no record holds it. */
+async function leadSearch(core: Core, shape: Shape, guess: boolean): Promise<boolean> {
+  const lead = await searchLead(core, shape.resource, shape.filters.search!, COUNTED_MATCHES, guess);
+  if (typeof lead === 'object' && lead?.ids.length === 0) return false;
+  shape.filters.searchLead = lead ?? undefined;
+  return true;
 }
 
 export async function listRecords<R extends ApiResource>(core: Core, resource: R, q: ListQuery): Promise<ListPage<R>> {
@@ -72,17 +94,24 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
       + 'fast at any depth) or narrow the list with filters');
   }
   const cursor = q.after !== undefined ? decodeCursor(q.after, orderby, order) : null;
-  const anchor = driver === 'search' ? await searchAnchor(core, resource, filters.search!, COUNTED_MATCHES) : null;
-  // No record holds a piece of the search: none holds the search.
-  if (anchor?.n === 0) return { items: [], total: 0, perpage, page: q.page ?? null, hasMore: false, nextCursor: null };
-  if (anchor) filters.searchAnchor = anchor.piece;
   const shape: Shape = { resource, filters, driver, orderby, order, cursor, limit: perpage + 1, offset };
-
-  const query = pageQuery(core.store.sql, shape).compile(core.db);
-  const [rows, total] = await Promise.all([
-    readRows<{ id: number; data: string; sort_key: unknown }>(core, query),
-    totalOf(core, shape, anchor?.n),
-  ]);
+  // No record holds the search, or a piece of it.
+  const none: ListPage<R> = { items: [], total: 0, perpage, page: q.page ?? null, hasMore: false, nextCursor: null };
+  // A guess is checked by its walk's first page: past page 1, page mode asks the index.
+  if (driver === 'search' && !(await leadSearch(core, shape, offset === 0))) return none;
+  let { rows, total } = await readPage(core, shape);
+  if (walksBounded(core.store.sql, shape) && rows.length < shape.limit) {
+    // The bounded walk found less than a page: the estimate was wrong, the list ends, or its matches lie further on.
+    if (shape.filters.searchLead === 'guessed' && !(await leadSearch(core, shape, false))) return none;
+    if (typeof shape.filters.searchLead === 'object') {
+      ({ rows, total } = await readPage(core, shape));
+    } else {
+      // More than COUNTED_MATCHES hold it: the index finds the rest (the walk that came short is not run again).
+      shape.filters.searchLead = undefined;
+      rows = await readRows<PageRow>(core, pageQuery(core.store.sql, shape).compile(core.db));
+      total = null;
+    }
+  }
   const pageRows = rows.slice(0, perpage);
   const stored = pageRows.map((r) => JSON.parse(r.data) as StoredRecords[R]);
   const items = await present(core.db, resource, stored, readerOf(core));

@@ -101,7 +101,8 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
       'X-Total-Count': {
         type: 'integer',
         description: 'Records matching the filters. Always sent with no filter or status alone (maintained counters); '
-          + 'with other filters only when at most 1,000 records pass the narrowest one, else left out (follow next)',
+          + 'with other filters only when at most 1,000 records pass the narrowest one (for search: hold the '
+          + 'search), else left out (follow next)',
       },
       'X-Total-Pages': { type: 'integer', description: 'Pages at this perpage; sent together with X-Total-Count' },
       Link: { type: 'string', description: 'RFC 8288 links: next, prev, first, last' },

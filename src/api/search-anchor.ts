@@ -1,17 +1,22 @@
-// A long search made of common pieces with few matches ("33334@example": every e-mail address holds "@example")
-// made the trigram index read the common trigrams' posting lists to their ends: 50-70 ms at a million bookings on
-// either database, against 1 ms for the rare piece alone. So a long search is first probed piece by piece (a
-// bounded count each, cheap for a rare piece and for a common one alike), and its rarest piece, when it is rare,
-// leads the index lookup (store/list-sql.ts); the whole search still decides what matches.
+// How a search leads its list, decided by probing the search index first for at most 1,001 ids (one row: their
+// number and a JSON array of them). At most 1,000 records hold the search: the list reads them by id, and their number
+// is the total. More: the list walks the id order (on PostgreSQL checking each row, since a GIN lookup would read
+// every match) and has no total. A long search made of common pieces with few matches ("33334@example": every e-mail
+// address holds "@example") made the trigram index read the common trigrams' posting lists to their ends (50-70 ms
+// at a million bookings), so it is probed piece by piece instead, and the records holding its rarest piece are
+// read by id and checked for the whole search. One index lookup per list: a lookup of common trigrams costs about
+// 0.3 ms at a million bookings (1.2 ms before the bulk load's final merge) however few records hold them all. On
+// PostgreSQL, where the lookup reads every match, a search the planner estimates far more records hold is 'guessed'
+// common without one (list.ts checks the guess by its walk's first page).
 import type { Core } from '../core.js';
 import type { ApiResource } from '../records/schemas.js';
 import { readRows } from '../store/read.js';
-import { countQueries } from './list-plan.js';
+import { searchCandidates } from './list-plan.js';
 
 /** Characters per piece: four trigrams. */
 const PIECE = 6;
 /**
- * Shorter searches lead by themselves: their pieces overlap most of them, and probing a common piece cost more than
+ * Shorter searches are probed whole: their pieces overlap most of them, and probing a common piece cost more than
  * the search it could lead (customers?search=kowalski on PostgreSQL at 100,000 customers: 16 ms of probes for a
  * 0.2 ms page).
  */
@@ -29,23 +34,47 @@ export function searchPieces(needle: string): string[] {
   return [...new Set([...starts].map((at) => needle.slice(at, at + PIECE)))];
 }
 
+/** How a search leads its list (list-plan.ts `Filters.searchLead`). */
+export type SearchLead =
+  /** The records (at most the bound) holding the search, or the rarest piece of a long one (`exact` false: each is
+   * checked for the whole search). None: the search matches nothing. */
+  | { ids: number[]; exact: boolean }
+  /**
+   * More records than the bound hold the whole search: the list walks the id order and has no total (at most
+   * SEARCH_WALK records where the index hands over all its matches at once, then the index: list-plan.ts).
+   */
+  | 'common'
+  /** As 'common', from the planner's estimate (PostgreSQL) without a probe: a short walk then asks for one. */
+  | 'guessed';
+
+/** An estimate this many times the bound makes a search 'guessed' (a stale estimate costs one bounded walk). */
+const GUESS_MARGIN = 10;
+
 /**
- * The rarest piece of a long search and how many records hold it, when at most `bound` do (it then leads; none: the
- * search matches nothing), else null (the search alone leads). Each probe is the bounded count a list led by that
- * piece makes first (list-plan.ts `countQueries`), so the list reuses the count of the piece it is led by.
+ * How a search leads (null: it is long and every piece of it is common, so the search index looks the whole search
+ * up as before). A probe asks the search index for up to `bound + 1` ids of the records holding the whole search, or
+ * for each piece of a long one: the one index lookup a led search makes, since a lookup of common trigrams costs about
+ * 1 ms at a million bookings however few records hold them all.
  */
-export async function searchAnchor(core: Core, resource: ApiResource, needle: string, bound: number)
-  : Promise<{ piece: string; n: number } | null> {
-  let best: { piece: string; n: number } | null = null;
-  for (const piece of searchPieces(needle)) {
-    const { walk } = countQueries(core.store.sql, {
-      resource, filters: { search: piece }, driver: 'search', orderby: 'id', order: 'desc', cursor: null,
-      limit: bound + 1, offset: 0,
-    }, bound + 1);
-    const [row] = await readRows<{ n: number }>(core, walk.compile(core.db));
-    const n = Number(row?.n ?? 0);
-    if (n <= bound && (best === null || n < best.n)) best = { piece, n };
+export async function searchLead(core: Core, resource: ApiResource, needle: string, bound: number, guess = true)
+  : Promise<SearchLead | null> {
+  const pieces = searchPieces(needle);
+  const estimate = guess && pieces.length === 0 ? core.store.sql.searchEstimate(resource, needle) : null;
+  if (estimate) {
+    const [row] = await readRows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(core,
+      estimate.compile(core.db));
+    if ((row?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0) >= GUESS_MARGIN * bound) return 'guessed';
+  }
+  let best: { ids: number[]; exact: boolean } | null = null;
+  for (const piece of pieces.length > 0 ? pieces : [needle]) {
+    const [found] = await readRows<{ n: number; ids: string | number[] | null }>(core,
+      searchCandidates(core.store.sql, resource, piece, bound + 1).compile(core.db));
+    const n = Number(found?.n ?? 0);
+    if (n <= bound && (best === null || n < best.ids.length)) {
+      const ids = typeof found?.ids === 'string' ? JSON.parse(found.ids) as number[] : found?.ids ?? [];
+      best = { ids: n === 0 ? [] : ids, exact: piece === needle };
+    }
     if (n <= RARE_ENOUGH) break;
   }
-  return best;
+  return best ?? (pieces.length === 0 ? 'common' : null);
 }

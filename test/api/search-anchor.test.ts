@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/db.js';
 import { COUNTED_MATCHES } from '../../src/api/list.js';
-import { searchAnchor, searchPieces } from '../../src/api/search-anchor.js';
+import { searchLead, searchPieces } from '../../src/api/search-anchor.js';
 import { apiFixture, booking, parseLinks, type ApiFixture } from './setup.js';
 
 const ids = (body: Array<{ id: number }>) => body.map((r) => r.id);
@@ -36,9 +36,17 @@ describe.each(DIALECTS)('search led by a rare piece on %s', (dialect) => {
 
   it('picks the rare piece to lead, and none when every piece is common', async () => {
     // "77713@" is in 3 addresses; every other piece of the needle is in all 30.
-    expect(await searchAnchor(f.wp.core, 'bookings', '77713@example.com', COUNTED_MATCHES))
-      .toEqual({ piece: '77713@', n: 3 });
-    expect(await searchAnchor(f.wp.core, 'bookings', 'zzzzzzz@example.com', COUNTED_MATCHES)).toMatchObject({ n: 0 });
+    const rare = await searchLead(f.wp.core, 'bookings', '77713@example.com', COUNTED_MATCHES);
+    expect(rare).toMatchObject({ exact: false });
+    expect(typeof rare === 'object' && rare?.ids.sort((a, b) => a - b)).toEqual([3, 13, 23]);
+    expect(await searchLead(f.wp.core, 'bookings', 'zzzzzzz@example.com', COUNTED_MATCHES)).toMatchObject({ ids: [] });
+    // Every piece is in all 30: none leads when the bound is below that.
+    expect(await searchLead(f.wp.core, 'bookings', 'santos.21@example.com', 20)).toBeNull();
+    // A short search is probed whole: its records, or "common" past the bound.
+    const short = await searchLead(f.wp.core, 'bookings', '77713', COUNTED_MATCHES);
+    expect(short).toMatchObject({ exact: true });
+    expect(typeof short === 'object' && short?.ids.sort((a, b) => a - b)).toEqual([3, 13, 23]);
+    expect(await searchLead(f.wp.core, 'bookings', 'santos', 20)).toBe('common');
   });
 
   it('finds exactly the records holding the whole search, with its total, in id order, page by page', async () => {
