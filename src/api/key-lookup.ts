@@ -2,9 +2,10 @@
 // may have changed: at once for a change made through this process (bus event 'api_keys.changed'); on SQLite when
 // another connection changed api_keys (ForeignWrites, polled before each request, so `waypost keys disable` run
 // beside the server takes effect on the very next request); on PostgreSQL when the database NOTIFYs a change
-// (migration 0016's trigger, whoever wrote it), received on the process's LISTEN connection. Keys are held only
-// while that connection LISTENs: before it does, and from its loss until it is back, every request reads its key
-// from the database, and on its return everything is dropped again (notifications sent meanwhile are lost).
+// (migration 0016's trigger, whoever wrote it; a new key notifies nothing since 0019: it cannot be held yet),
+// received on the process's LISTEN connection. Keys are held only while that connection LISTENs: before it does,
+// and from its loss until it is back, every request reads its key from the database, and on its return everything
+// is dropped again (notifications sent meanwhile are lost).
 import type { Core } from '../core.js';
 import { notificationsOf } from '../store/notifications.js';
 import { readRows } from '../store/read.js';
@@ -20,7 +21,7 @@ export interface KnownKey {
   lastUsedAt: string | null;
 }
 
-/** The channel migration 0016's trigger on api_keys NOTIFYs. */
+/** The channel the trigger on api_keys NOTIFYs (migrations 0016 and 0019). */
 export const API_KEYS_CHANNEL = 'waypost_api_keys';
 
 const MAX_KEYS = 10_000; // only existing keys are held (never unknown tokens), so this is a safety net

@@ -19,6 +19,7 @@ import * as m0015 from './migrations/0015_deliveries_fillfactor.js';
 import * as m0016 from './migrations/0016_api_key_notify.js';
 import * as m0017 from './migrations/0017_recover_counting.js';
 import * as m0018 from './migrations/0018_search_statistics.js';
+import * as m0019 from './migrations/0019_api_key_notify_no_insert.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_api_key_notify': m0016,
   '0017_recover_counting': m0017,
   '0018_search_statistics': m0018,
+  '0019_api_key_notify_no_insert': m0019,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {

@@ -85,6 +85,27 @@ describe.runIf(available)('API key changes reach every API process on PostgreSQL
     await quietly('DELETE FROM api_keys WHERE id = $1', held.id);
     expect((await call(bases[1], held)).status).toBe(200); // B answers from the key it holds
 
+    // A new key notifies nothing (it cannot be held yet), so B keeps what it holds. NOTIFYs reach a listener in
+    // commit order: once the marker sent after the creation has arrived, any notification of it would have too.
+    const heard: string[] = [];
+    const listener = new pg.Client({ connectionString: database!.url });
+    await listener.connect();
+    try {
+      listener.on('notification', (n) => heard.push(n.channel));
+      await listener.query('LISTEN waypost_api_keys; LISTEN waypost_test_marker');
+      const created = await fetch(`${bases[0]}/admin/api/keys`, {
+        method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ label: 'new', permissions: ['bookings.list'] }),
+      });
+      expect(created.status).toBe(201);
+      await admin!.query('NOTIFY waypost_test_marker');
+      await until('the marker to arrive', async () => heard.includes('waypost_test_marker'));
+      expect(heard).toEqual(['waypost_test_marker']);
+    } finally {
+      await listener.end();
+    }
+    expect((await call(bases[1], held)).status).toBe(200);
+
     const res = await fetch(`${bases[0]}/admin/api/keys/${viaAdmin.id}/disable`, {
       method: 'POST', headers: { authorization: `Bearer ${adminToken}` },
     });
