@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from '../webhooks/engine/receiver.js';
 import { addWebhook } from '../webhooks/engine/fixtures.js';
 import type { Waypost } from '../../src/sdk.js';
 import { WaypostFront } from './waypost-front.js';
-import { BRIDGE_DIR, startWordPress, type WordPress } from './wordpress.js';
+import { BRIDGE_DIR, checkoutReplay, startWordPress, type WordPress } from './wordpress.js';
 
 export const TOKEN = 'test-host-token';
 /** The bridge's per-request timeout for Waypost (Waypost_Bridge_Forwarder::TIMEOUT). */
@@ -37,7 +37,8 @@ export async function startForwardingSite(): Promise<ForwardingSite> {
     constants: { WAYPOST_URL: front.url, WAYPOST_HOST_TOKEN: TOKEN, DISABLE_WP_CRON: true },
   });
   await mkdir(path.join(site.dir, 'wp-content/mu-plugins'), { recursive: true });
-  const plugin = readFileSync(new URL('./checkout-plugin.php', import.meta.url), 'utf8');
+  const plugin = readFileSync(new URL('./checkout-plugin.php', import.meta.url), 'utf8') +
+    checkoutReplay();
   await writeFile(path.join(site.dir, 'wp-content/mu-plugins/waypost-test-checkout.php'), plugin);
   return { waypost, receiver, front, site };
 }

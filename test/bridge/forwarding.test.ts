@@ -71,7 +71,7 @@ describe.runIf(await hasWordPress())('WordPress bridge: forwarding a WP Travel E
     expect(booking.trips[0]).toMatchObject({ trip_id: 25, travellers: 2 });
     expect(booking.trips[0].line_items.length).toBeGreaterThan(0);
     expect(sent[1].body).toMatchObject({ booking_id: c.booking, status: 'completed', amount: '160.00', currency: 'EUR',
-      transaction_id: `TEST-${c.payment}` });
+      transaction_id: `REPLAY-${c.payment}` });
     expect(sent[0].body).toMatchObject({ email: 'zoe@example.org' });
 
     // The receiver: customer.created, booking.payment.completed and booking.created with the complete booking.

@@ -19,6 +19,9 @@ export type Fixture = 'wpte-6.8.0' | 'wpte-upgraded-from-6.6.8' | 'wpte-upgraded
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The bridge plugin of this repository. */
 export const BRIDGE_DIR = path.join(REPO, 'integrations/wordpress/waypost-bridge');
+/** WP Travel Engine's checkout replayed (PHP, no opening tag), for the tests' and the benchmark's mu-plugins. */
+export const checkoutReplay = () =>
+  readFileSync(path.join(REPO, 'test/bridge/checkout-replay.php'), 'utf8').replace(/^<\?php\n/, '');
 const MYSQL_ARGS = ['-h', '127.0.0.1', '-P', '3306', '-u', 'root'];
 
 /** Where the WP Travel Engine fixtures are: $WPTE_FIXTURES, else in the repository, else beside it (../shared). */
