@@ -49,6 +49,23 @@ export type SearchLead =
 
 /** An estimate this many times the bound makes a search 'guessed' (a stale estimate costs one bounded walk). */
 const GUESS_MARGIN = 10;
+/**
+ * A search a probe found common is 'guessed' for this long without another probe or estimate: the probe of a common
+ * search the planner underestimates is most of its list's cost (customers?search=kowalski at 100,000 customers, a
+ * GIN lookup of 5,000 matches: about 5 ms of 10), and a client paging through a search or polling it asks the same.
+ * What is known goes stale as a guess does, and costs the same: one bounded walk before a probe.
+ */
+const KNOWN_COMMON_MS = 60_000;
+/** Searches known common per process (the oldest is forgotten first). */
+const KNOWN_COMMON_MAX = 1_000;
+/** Per store: `resource NUL needle` → until when it counts as known common. */
+const knownCommon = new WeakMap<object, Map<string, number>>();
+
+function knownCommonOf(core: Core): Map<string, number> {
+  let known = knownCommon.get(core.store);
+  if (!known) knownCommon.set(core.store, known = new Map());
+  return known;
+}
 
 /**
  * How a search leads (null: it is long and every piece of it is common, so the search index looks the whole search
@@ -59,7 +76,11 @@ const GUESS_MARGIN = 10;
 export async function searchLead(core: Core, resource: ApiResource, needle: string, bound: number, guess = true)
   : Promise<SearchLead | null> {
   const pieces = searchPieces(needle);
-  const estimate = guess && pieces.length === 0 ? core.store.sql.searchEstimate(resource, needle) : null;
+  // Where an estimate can guess (PostgreSQL), a probe's finding stands in for it a while.
+  const known = pieces.length === 0 && core.store.sql.searchEstimate(resource, needle) ? knownCommonOf(core) : null;
+  const key = `${resource}\u0000${needle}`;
+  if (guess && (known?.get(key) ?? 0) > core.clock.now()) return 'guessed';
+  const estimate = guess && known ? core.store.sql.searchEstimate(resource, needle) : null;
   if (estimate) {
     const [row] = await readRows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(core,
       estimate.compile(core.db));
@@ -76,5 +97,13 @@ export async function searchLead(core: Core, resource: ApiResource, needle: stri
     }
     if (n <= RARE_ENOUGH) break;
   }
-  return best ?? (pieces.length === 0 ? 'common' : null);
+  const lead = best ?? (pieces.length === 0 ? 'common' : null);
+  if (known) {
+    known.delete(key); // re-inserted last when still common
+    if (lead === 'common') {
+      known.set(key, core.clock.now() + KNOWN_COMMON_MS);
+      if (known.size > KNOWN_COMMON_MAX) known.delete(known.keys().next().value!);
+    }
+  }
+  return lead;
 }

@@ -5,13 +5,14 @@
 // 10,200 customers named Guessman, analysed; then 10,200 others after them; then all but three removed, with no new
 // ANALYZE, so the planner still expects thousands.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DIALECTS } from '../helpers/db.js';
 import { apiFixture, customer, parseLinks, type ApiFixture } from './setup.js';
 import { putMany } from '../../src/host/write.js';
 import { validateInput } from '../../src/records/validate.js';
 import { COUNTED_MATCHES } from '../../src/api/list.js';
 import { searchLead } from '../../src/api/search-anchor.js';
+import type { Database } from '../../src/store/tables.js';
 
 const COUNT = 10_200;
 const ids = (body: Array<{ id: number }>) => body.map((r) => r.id);
@@ -62,5 +63,51 @@ describe.runIf(DIALECTS.includes('postgres'))('a search guessed common on postgr
     expect(ids(res.json())).toEqual([3, 2, 1]);
     expect(res.headers['x-total-count']).toBe('3');
     expect((await f.get('/customers?search=guessmanx')).json()).toEqual([]);
+  });
+
+  it('remembers a search its probe found common, until a walk comes up short', async () => {
+    // 1,100 Knownmen the stale statistics know nothing of: estimated rare, so probed, and found common.
+    const known = Array.from({ length: 1_100 }, (_, i) => ({
+      resource: 'customers' as const, id: 100 + i,
+      input: validateInput('customers', customer({ email: `k${i}@example.com`, last_name: 'Knownman' })),
+    }));
+    await putMany(f.wp.core, known, { events: false });
+    const core = f.wp.core as { db: Kysely<Database> };
+    const plain = core.db;
+    const statements: string[] = [];
+    const executor = plain.getExecutor();
+    core.db = plain.withPlugin({
+      transformQuery: ({ node, queryId }) => {
+        statements.push(executor.compileQuery(node, queryId).sql);
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const asked = async (url: string) => {
+      statements.length = 0;
+      const res = await f.get(url);
+      const ran = (pattern: RegExp) => statements.some((q) => pattern.test(q));
+      return { res, probed: ran(/json_agg/), estimated: ran(/EXPLAIN/) };
+    };
+    try {
+      const first = await asked('/customers?search=knownman&perpage=3');
+      expect(first).toMatchObject({ probed: true, estimated: true });
+      expect(ids(first.res.json())).toEqual([1199, 1198, 1197]);
+      expect(first.res.headers['x-total-count']).toBeUndefined();
+      // Another URL (the answer cache does not hold it): neither probe nor estimate, the same walk.
+      const again = await asked('/customers?search=knownman&perpage=2');
+      expect(again).toMatchObject({ probed: false, estimated: false });
+      expect(ids(again.res.json())).toEqual([1199, 1198]);
+
+      // Now two hold it: the remembered guess walks, comes up short, and the probe answers exactly and forgets.
+      await sql`DELETE FROM customers WHERE id >= 102`.execute(plain);
+      const short = await asked('/customers?search=knownman&perpage=4');
+      expect(short).toMatchObject({ probed: true, estimated: false });
+      expect(ids(short.res.json())).toEqual([101, 100]);
+      expect(short.res.headers['x-total-count']).toBe('2');
+      expect(await asked('/customers?search=knownman&perpage=5')).toMatchObject({ probed: true, estimated: true });
+    } finally {
+      core.db = plain;
+    }
   });
 });
