@@ -17,6 +17,15 @@ import { buildConsole, launchChromium } from '../console/browser.js';
 import { CONSOLE_DIST } from '../../src/admin/console.js';
 import { BRIDGE_DIR, hasWordPress, startWordPress, type WordPress } from './wordpress.js';
 
+/**
+ * Refuses every request that leaves the machine. wp-admin's toolbar shows Gravatar images: on a closed network such
+ * a request can hang, holding the page's load event past the timeout (CI, 2026-11-25: the login's waitForURL).
+ */
+async function localOnly(context: BrowserContext): Promise<BrowserContext> {
+  await context.route((url) => url.hostname !== '127.0.0.1', (route) => route.abort());
+  return context;
+}
+
 const SHOTS = path.join(tmpdir(), 'waypost-bridge-screenshots');
 const TOKEN = 'test-host-token';
 const ADMIN = { login: 'wp-owner', password: 'bridge settings pass 7', email: 'owner@example.org', name: 'Olga Owner' };
@@ -58,7 +67,7 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
     `);
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context = await localOnly(await browser.newContext({ viewport: { width: 1280, height: 900 } }));
     context.setDefaultTimeout(20_000);
     page = await context.newPage();
   }, 180_000);
@@ -244,7 +253,7 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
   it('is only for administrators (manage_options)', async () => {
     await site.php(`wp_insert_user( array( 'user_login' => 'ed', 'user_pass' => 'editor pass 123',
       'user_email' => 'ed@example.org', 'role' => 'editor' ) );`);
-    const other = await browser.newContext();
+    const other = await localOnly(await browser.newContext());
     const p = await other.newPage();
     await p.goto(`${site.url}/wp-login.php`);
     await p.locator('#user_login').fill('ed');
