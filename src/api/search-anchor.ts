@@ -76,12 +76,12 @@ function knownCommonOf(core: Core): Map<string, number> {
 export async function searchLead(core: Core, resource: ApiResource, needle: string, bound: number, guess = true)
   : Promise<SearchLead | null> {
   const pieces = searchPieces(needle);
+  const estimate = pieces.length === 0 ? core.store.sql.searchEstimate(resource, needle) : null;
   // Where an estimate can guess (PostgreSQL), a probe's finding stands in for it a while.
-  const known = pieces.length === 0 && core.store.sql.searchEstimate(resource, needle) ? knownCommonOf(core) : null;
+  const known = estimate ? knownCommonOf(core) : null;
   const key = `${resource}\u0000${needle}`;
   if (guess && (known?.get(key) ?? 0) > core.clock.now()) return 'guessed';
-  const estimate = guess && known ? core.store.sql.searchEstimate(resource, needle) : null;
-  if (estimate) {
+  if (guess && estimate) {
     const [row] = await readRows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(core,
       estimate.compile(core.db));
     if ((row?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0) >= GUESS_MARGIN * bound) return 'guessed';
