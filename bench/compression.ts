@@ -17,6 +17,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createWaypost } from '../src/sdk.js';
 import { childUrl } from './child-url.js';
+import { needWrk } from './need-wrk.js';
 import { createLogger } from '../src/log.js';
 import { createApiKey } from '../src/api/keys.js';
 import { putMany } from '../src/host/write.js';
@@ -199,6 +200,7 @@ function levels(body: string) {
 }
 
 async function main() {
+  needWrk();
   mkdirSync(WORK, { recursive: true });
   const ref = process.env.BENCH_BASE_REF ?? sh('git', ['merge-base', 'HEAD', 'main']);
   const base = beforeTree(sh('git', ['rev-parse', ref]));

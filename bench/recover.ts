@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createWaypost } from '../src/sdk.js';
 import { childUrl } from './child-url.js';
+import { needWrk } from './need-wrk.js';
 import { createLogger } from '../src/log.js';
 import { createApiKey } from '../src/api/keys.js';
 import { rotateAdminToken } from '../src/admin/token.js';
@@ -149,6 +150,7 @@ const pct = (xs: number[], p: number) => {
 };
 
 async function main() {
+  needWrk();
   const url = await databaseUrl();
   const receiver = await startReceiver();
   console.error(`seeding ${N} failed deliveries on ${POSTGRES ? 'PostgreSQL' : 'SQLite'}…`);

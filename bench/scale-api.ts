@@ -14,6 +14,7 @@ import pg from 'pg';
 import { scaleFile } from './scale-data.js';
 import { PG_URL, hasPostgres } from '../test/helpers/services.js';
 import { childPids } from '../test/helpers/processes.js';
+import { needWrk } from './need-wrk.js';
 
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
@@ -180,6 +181,7 @@ function wrk(url: string, s: Served): { p50: number; p99: number; rps: number; n
 }
 
 async function main() {
+  needWrk();
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   const dialects: Dialect[] = (await hasPostgres()) ? ['sqlite', 'postgres'] : ['sqlite'];
   const imports: Record<string, unknown> = {};

@@ -27,6 +27,7 @@ import { addWebhook } from '../test/webhooks/engine/fixtures.js';
 import { PG_URL, REDIS_URL, hasRedis } from '../test/helpers/services.js';
 import { bareLoop, drain, type Receiver } from './scale-drain.js';
 import { apiRounds, copyForBefore } from './scale-http.js';
+import { needWrk } from './need-wrk.js';
 
 const EVENTS = process.env.BENCH_DRAIN === '0' ? 0 : Number(process.env.BENCH_EVENTS ?? 10_000);
 const WEBHOOKS = process.env.BENCH_DRAIN === '0' ? 0 : Number(process.env.BENCH_WEBHOOKS ?? 4);
@@ -87,6 +88,7 @@ const booking = (id: number) => {
 };
 
 async function main() {
+  needWrk();
   const dbName = `waypost_scale_${randomBytes(4).toString('hex')}`;
   const server = new pg.Client({ connectionString: PG_URL });
   await server.connect();

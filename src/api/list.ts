@@ -100,12 +100,14 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
   // A guess is checked by its walk's first page: past page 1, page mode asks the index.
   if (driver === 'search' && !(await leadSearch(core, shape, offset === 0))) return none;
   let { rows, total } = await readPage(core, shape);
-  if (walksBounded(core.store.sql, shape) && rows.length < shape.limit) {
-    // The bounded walk found less than a page: the estimate was wrong, the list ends, or its matches lie further on.
-    if (shape.filters.searchLead === 'guessed' && !(await leadSearch(core, shape, false))) return none;
+  const guessed = shape.filters.searchLead === 'guessed';
+  if (rows.length < shape.limit && (guessed || walksBounded(core.store.sql, shape))) {
+    // The walk found less than a page: the guess was stale, the list ends, or (a bounded walk) its matches lie
+    // further on. A probe tells which, so a search few records hold still gets its total.
+    if (guessed && !(await leadSearch(core, shape, false))) return none;
     if (typeof shape.filters.searchLead === 'object') {
       ({ rows, total } = await readPage(core, shape));
-    } else {
+    } else if (walksBounded(core.store.sql, shape)) {
       // More than COUNTED_MATCHES hold it: the index finds the rest (the walk that came short is not run again).
       shape.filters.searchLead = undefined;
       rows = await readRows<PageRow>(core, pageQuery(core.store.sql, shape).compile(core.db));

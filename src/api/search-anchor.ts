@@ -44,16 +44,20 @@ export type SearchLead =
    * SEARCH_WALK records where the index hands over all its matches at once, then the index: list-plan.ts).
    */
   | 'common'
-  /** As 'common', from the planner's estimate (PostgreSQL) without a probe: a short walk then asks for one. */
+  /**
+   * As 'common', without a probe: from the planner's estimate (PostgreSQL), or a probe's finding of the last minute
+   * (both databases). A walk that comes up short then asks for one.
+   */
   | 'guessed';
 
 /** An estimate this many times the bound makes a search 'guessed' (a stale estimate costs one bounded walk). */
 const GUESS_MARGIN = 10;
 /**
  * A search a probe found common is 'guessed' for this long without another probe or estimate: the probe of a common
- * search the planner underestimates is most of its list's cost (customers?search=kowalski at 100,000 customers, a
- * GIN lookup of 5,000 matches: about 5 ms of 10), and a client paging through a search or polling it asks the same.
- * What is known goes stale as a guess does, and costs the same: one bounded walk before a probe.
+ * search is most of its list's cost (customers?search=kowalski at 100,000 customers: on PostgreSQL, which
+ * underestimates it, a GIN lookup of 5,000 matches, about 5 ms of 10; on SQLite the FTS5 walk to 1,001 matches,
+ * about half of the list), and a client paging through a search or polling it asks the same. What is known goes
+ * stale as a guess does, and costs the same: one walk that comes up short before a probe.
  */
 const KNOWN_COMMON_MS = 60_000;
 /** Searches known common per process (the oldest is forgotten first). */
@@ -77,8 +81,8 @@ export async function searchLead(core: Core, resource: ApiResource, needle: stri
   : Promise<SearchLead | null> {
   const pieces = searchPieces(needle);
   const estimate = pieces.length === 0 ? core.store.sql.searchEstimate(resource, needle) : null;
-  // Where an estimate can guess (PostgreSQL), a probe's finding stands in for it a while.
-  const known = estimate ? knownCommonOf(core) : null;
+  // A probe's finding that a search (probed whole) is common stands in for another probe a while.
+  const known = pieces.length === 0 ? knownCommonOf(core) : null;
   const key = `${resource}\u0000${needle}`;
   if (guess && (known?.get(key) ?? 0) > core.clock.now()) return 'guessed';
   if (guess && estimate) {
