@@ -55,9 +55,9 @@ const GUESS_MARGIN = 10;
 /**
  * A search a probe found common is 'guessed' for this long without another probe or estimate: the probe of a common
  * search is most of its list's cost (customers?search=kowalski at 100,000 customers: on PostgreSQL, which
- * underestimates it, a GIN lookup of 5,000 matches, about 5 ms of 10; on SQLite the FTS5 walk to 1,001 matches,
- * about half of the list), and a client paging through a search or polling it asks the same. What is known goes
- * stale as a guess does, and costs the same: one walk that comes up short before a probe.
+ * underestimates it, a GIN lookup of 5,000 matches, about 5 ms of 10; on SQLite the FTS5 walk to 1,001 matches:
+ * 9.5 ms p50 under wrk with it, 3.6 without), and a client paging through a search or polling it asks the same. What
+ * is known goes stale as a guess does, and costs the same: one walk that comes up short before a probe.
  */
 const KNOWN_COMMON_MS = 60_000;
 /** Searches known common per process (the oldest is forgotten first). */
