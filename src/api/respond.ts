@@ -18,8 +18,10 @@ declare module 'fastify' {
 }
 
 /**
- * Path plus the parsed query with sorted keys, taken before validation (credentials were already removed, so they
- * never reach a cache key). The same parsed query always validates to the same answer, so a hit can be served
+ * Path plus the parsed query's `[name, value]` pairs, sorted by name and serialised as JSON, taken before validation
+ * (credentials were already removed, so they never reach a cache key). JSON keeps the key injective: a decoded value
+ * holding `&` or `=` (`email=a%40b.c%26order%3Dasc`) cannot spell another query (`email=a@b.c&order=asc`) and so
+ * cannot poison its entry. The same parsed query always validates to the same answer, so a hit can be served
  * without validating again.
  */
 export function cacheKeyOf(req: FastifyRequest): string {
@@ -30,12 +32,7 @@ export function cacheKeyOf(req: FastifyRequest): string {
   const keys = Object.keys(query);
   if (keys.length === 0) return path;
   keys.sort();
-  let key = `${path}?`;
-  for (const k of keys) {
-    const v = query[k];
-    key += `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}&`;
-  }
-  return key;
+  return `${path}?${JSON.stringify(keys.map((k) => [k, query[k]]))}`;
 }
 
 function send(

@@ -29,6 +29,19 @@ describe.each(DIALECTS)('REST API response cache on %s', (dialect) => {
     expect((await f.get('/trips?perpage=5&order=desc')).headers['x-cache']).toBe('HIT');
   });
 
+  it('keys a query injectively: an escaped value cannot spell another query and poison its entry', async () => {
+    f = await apiFixture(dialect);
+    await f.wp.put('customers', 1, customer({ email: 'a@b.c' }));
+    // Decoded, this e-mail reads `a@b.c&order=asc`: joined unescaped it was the key of the query below.
+    const crafted = await f.get('/customers?email=a%40b.c%26order%3Dasc');
+    expect(crafted.statusCode).toBe(200);
+    expect(crafted.json()).toEqual([]);
+    const real = await f.get('/customers?email=a@b.c&order=asc');
+    expect(real.headers['x-cache']).toBe('MISS');
+    expect(real.json().map((c: { id: number }) => c.id)).toEqual([1]);
+    expect((await f.get('/customers?email=a%40b.c%26order%3Dasc')).json()).toEqual([]);
+  });
+
   it('is keyed without credentials, but still authenticates and checks permissions first', async () => {
     f = await apiFixture(dialect);
     await f.wp.put('trips', 1, trip());

@@ -39,11 +39,11 @@ describe.skipIf(!redisUp).each(DIALECTS)('REST API with Redis on %s', (dialect) 
   }
 
   // The cache write is not on the answer's path: wait (bounded) until Redis holds the entry, not a fixed time.
-  async function cachedInRedis(namespace: string): Promise<void> {
+  async function cachedInRedis(namespace: string, resource = 'trips'): Promise<void> {
     const redis = new Redis(REDIS_URL);
     try {
       for (let i = 0; i < 200; i++) {
-        if ((await redis.keys(`waypost:${namespace}:*cache:trips:*`)).length > 0) return;
+        if ((await redis.keys(`waypost:${namespace}:*cache:${resource}:*`)).length > 0) return;
         await new Promise((r) => setTimeout(r, 10));
       }
       throw new Error('the answer was never stored in Redis');
@@ -67,6 +67,17 @@ describe.skipIf(!redisUp).each(DIALECTS)('REST API with Redis on %s', (dialect) 
     const afterWrite = await get(b, '/trips/1', key);
     expect(afterWrite.headers['x-cache']).toBe('MISS');
     expect(afterWrite.json().title).toBe('Second');
+  });
+
+  it('keys a query injectively in Redis too: a crafted value does not poison another query', async () => {
+    const { a, b, namespace } = await twoProcesses();
+    const key = await createApiKey(a.core, { label: 'customers', permissions: ['customers.list'] });
+    await a.put('customers', 1, { email: 'a@b.c', first_name: 'Ana', last_name: 'Silva' });
+    expect((await get(a, '/customers?email=a%40b.c%26order%3Dasc', key)).json()).toEqual([]);
+    await cachedInRedis(namespace, 'customers');
+    const real = await get(b, '/customers?email=a@b.c&order=asc', key);
+    expect(real.headers['x-cache']).toBe('MISS');
+    expect(real.json().map((c: { id: number }) => c.id)).toEqual([1]);
   });
 
   it('counts one rate limit across processes', async () => {
