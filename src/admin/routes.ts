@@ -10,6 +10,7 @@ import { signInLinkRoutes } from './sign-in-links.js';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.js';
 import { eventSampleRoutes } from './event-samples.js';
 import { keyAdminRoutes } from '../api/admin-routes.js';
+import { accountRoutes } from './account-routes.js';
 
 export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;
@@ -20,11 +21,16 @@ export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): P
   // Outside /api and its auth hook: the link itself is the credential.
   await app.register(signInLinkRoutes, { core });
   await app.register(async (api) => {
+    // Answers here carry secrets (a new key's secret, a webhook's, the CSRF token) or private data (delivery
+    // payloads): no browser or proxy may keep one. One hook, before auth so refusals say it too, so that a route
+    // added later cannot forget it.
+    api.addHook('onRequest', async (_req, reply) => { reply.header('cache-control', 'no-store'); });
     api.addHook('onRequest', adminAuthHook(core));
     await api.register(webhookAdminRoutes, { core });
     await api.register(eventSampleRoutes, { core });
     await api.register(keyAdminRoutes, { core });
     await api.register(sessionRoutes, { core });
     await api.register(settingsRoutes, { core });
+    await api.register(accountRoutes, { core });
   }, { prefix: '/api' });
 }

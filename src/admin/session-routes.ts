@@ -12,6 +12,11 @@ const credentialsSchema = {
   properties: { email: { type: 'string' }, password: { type: 'string' }, token: { type: 'string' } },
 } as const;
 
+// What anyone may send before signing in: an e-mail (254), a password (256) and a setup token (32) fit many times
+// over. A bigger body (the server's default allows 1 MiB) is a 413 before it is parsed, counted as a sign-in attempt
+// or checked with scrypt (about 40 ms of CPU each).
+export const PUBLIC_BODY_LIMIT = 8 * 1024;
+
 interface Credentials {
   email?: string;
   password?: string;
@@ -29,7 +34,9 @@ export async function sessionRoutes(app: FastifyInstance, opts: { core: Core }):
   };
 
   // A fresh options object per route: Fastify keeps what it is given.
-  const publicRoute = () => ({ config: { adminPublic: true }, schema: { body: credentialsSchema } });
+  const publicRoute = () => ({
+    config: { adminPublic: true }, bodyLimit: PUBLIC_BODY_LIMIT, schema: { body: credentialsSchema },
+  });
   app.post<{ Body: Credentials }>('/session', publicRoute(), async (req, reply) => {
     const email = req.body?.email?.trim() ?? '';
     const password = req.body?.password ?? '';

@@ -50,14 +50,13 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
   app.get<{ Params: { id: string; job: string } }>('/webhooks/:id/recover/:job', async (req) =>
     getJob(core, req.params.id, req.params.job));
 
-  // The secret is never part of a webhook's representation; only these answers carry it.
-  app.get<IdParams>('/webhooks/:id/secret', async (req, reply) =>
-    reply.header('cache-control', 'no-store').send(await revealSecret(core, req.params.id)));
+  // The secret is never part of a webhook's representation; only these answers (and the create's) carry it. Every
+  // /admin/api answer is Cache-Control: no-store (src/admin/routes.ts).
+  app.get<IdParams>('/webhooks/:id/secret', async (req) => revealSecret(core, req.params.id));
   // Rotate with a grace period (the old secret keeps signing beside the new one), or regenerate now (grace 0).
-  app.post<IdParams>('/webhooks/:id/rotate-secret', async (req, reply) =>
-    reply.header('cache-control', 'no-store').send(await rotateSecret(core, req.params.id, graceFromBody(req.body))));
-  app.post<IdParams>('/webhooks/:id/secret/rotate', async (req, reply) =>
-    reply.header('cache-control', 'no-store').send(await regenerateSecret(core, req.params.id)));
+  app.post<IdParams>('/webhooks/:id/rotate-secret', async (req) =>
+    rotateSecret(core, req.params.id, graceFromBody(req.body)));
+  app.post<IdParams>('/webhooks/:id/secret/rotate', async (req) => regenerateSecret(core, req.params.id));
 
   app.post<IdParams & { Body: { event_type?: unknown } | null }>('/webhooks/:id/test', async (req) =>
     sendTestEvent(core, req.params.id, req.body?.event_type));
