@@ -26,7 +26,9 @@ export function webhookRequestHeaders(serviceName: string): WebhookHeader[] {
     {
       name: `${x}-Signature`,
       description: '`sha256=` + hex HMAC-SHA256 of the exact raw body, keyed with the webhook\'s secret string '
-        + '(`whsec_…`, used as is). Verify it over the raw bytes received, before parsing.',
+        + '(`whsec_…`, used as is). Verify it over the raw bytes received, before parsing. During a secret '
+        + 'rotation\'s grace period, comma-separated signatures, one per valid secret (`sha256=<new>,sha256=<old>`): '
+        + 'accept the request when any listed value matches.',
       example: 'sha256=5f0c3a9e8d1b2c4f6a7e9d0b1c2a3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d8c9b0a',
     },
     { name: `${x}-Event`, description: 'The event type', example: 'booking.created' },

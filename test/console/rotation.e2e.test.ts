@@ -49,8 +49,12 @@ describe.runIf(await hasChromium())('secret rotation in the console, in Chromium
     await page.getByRole('heading', { name: 'CRM' }).waitFor();
     expect(await page.getByTestId('previous-secret-expiry').count()).toBe(0);
 
+    // The card says how the header reads during a grace period; the dialog, what breaks a whole-header compare.
+    const card = page.locator('.card', { has: page.getByRole('heading', { name: 'Signing secret' }) });
+    expect(await card.textContent()).toContain('sha256=<new>,sha256=<old>');
     await page.getByRole('button', { name: 'Rotate secret…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    expect(await dialog.textContent()).toMatch(/compares the whole header .* Regenerate now/);
     await dialog.getByLabel('Grace period').selectOption({ label: '7 days' });
     const before = Date.now();
     await dialog.getByRole('button', { name: 'Rotate secret' }).click();

@@ -223,7 +223,10 @@ export function registerWebhooks(program: Command): void {
           ['secret', r.secret],
           ['old secret', r.previous_secret_expires_at
             ? `still signs until ${r.previous_secret_expires_at}` : 'stopped signing now (grace 0)'],
-        ]) + '\n\nUpdate your receiver with the new secret: both verify `webhook-signature` during the grace period.');
+        ]) + (r.previous_secret_expires_at === null ? '\n\nUpdate your receiver with the new secret now.'
+          : '\n\nUpdate your receiver with the new secret before the grace period ends. Until then both verify: '
+          + `X-${wp.config.serviceName}-Signature and webhook-signature list one signature per secret, and a `
+          + 'receiver accepts the request when any listed value matches.'));
       });
     });
 

@@ -3,7 +3,7 @@ import type { Core } from '../../core.js';
 import type { DeliveryRow, EventRow, WebhookRow } from '../tables.js';
 import { previousSecret } from '../rotation.js';
 import { openSecret } from '../secrets.js';
-import { signPayload, signStandard } from '../sign.js';
+import { signatureHeader, signStandard } from '../sign.js';
 
 /** A delivery ready to be sent: pending, its webhook and event present. */
 export interface Prepared {
@@ -69,14 +69,15 @@ function signedRequest(core: Core, p: Prepared, body: string): OutgoingRequest {
   const now = core.clock.now();
   const secret = openSecret(core.config, p.webhook.secret);
   const timestamp = Math.floor(now / 1000);
-  // During a rotation's grace period the previous secret signs too (`v1,<new> v1,<old>`, DESIGN.md).
+  // During a rotation's grace period the previous secret signs too, in both headers (`sha256=<new>,sha256=<old>`
+  // and `v1,<new> v1,<old>`, DESIGN.md "Secret rotation"): receivers that still hold it keep verifying.
   const previous = previousSecret(core, p.webhook, now);
   const standard = signStandard(secret, p.event.id, timestamp, body);
   const names = headerNames(core.config);
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'User-Agent': names.userAgent,
-    [names.signature]: signPayload(secret, body),
+    [names.signature]: signatureHeader(previous ? [secret, previous] : [secret], body),
     [names.event]: p.event.type,
     [names.delivery]: p.delivery.id,
     [names.webhookId]: p.webhook.id,

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../../src/index.js';
-import { signPayload, signStandard } from '../../../src/webhooks/sign.js';
+import { signatureHeader, signPayload, signStandard } from '../../../src/webhooks/sign.js';
 import { generateSecret } from '../../../src/webhooks/secrets.js';
 
 describe('signatures', () => {
@@ -27,6 +27,19 @@ describe('signatures', () => {
     expect(verifySignature(body, '', secret)).toBe(false);
     expect(verifySignature(body, undefined as unknown as string, secret)).toBe(false);
     expect(verifySignature(body, header, '')).toBe(false);
+  });
+
+  it('during a rotation lists one signature per secret, and verifies with either (nothing else)', () => {
+    const previous = generateSecret();
+    const header = signatureHeader([secret, previous], body);
+    expect(header).toBe(`${signPayload(secret, body)},${signPayload(previous, body)}`);
+    expect(verifySignature(body, header, secret)).toBe(true);
+    expect(verifySignature(body, header, previous)).toBe(true);
+    expect(verifySignature(body, header.replace(',', ', '), previous)).toBe(true);
+    expect(verifySignature(body, header, generateSecret())).toBe(false);
+    expect(verifySignature(`${body} `, header, previous)).toBe(false);
+    expect(verifySignature(body, `${signPayload(secret, body).slice(0, -2)},sha256=zz`, secret)).toBe(false);
+    expect(signatureHeader([secret], body)).toBe(signPayload(secret, body));
   });
 
   it('round-trips for any body and rejects any single-byte change', () => {

@@ -94,14 +94,19 @@ describe.each(DIALECTS)('secret rotation on %s', (dialect) => {
     expect(String(during.headers['webhook-signature'])).toMatch(/^v1,\S+ v1,\S+$/);
     expect(verifies(rotated.secret, during)).toBe(true);
     expect(verifies(hook.secret, during)).toBe(true);
-    expect(verifySignature(during.body, String(during.headers['x-waypost-signature']), rotated.secret)).toBe(true);
-    expect(verifySignature(during.body, String(during.headers['x-waypost-signature']), hook.secret)).toBe(false);
+    // The legacy header lists both too (`sha256=<new>,sha256=<old>`): a receiver on either secret verifies it.
+    const legacy = String(during.headers['x-waypost-signature']);
+    expect(legacy).toMatch(/^sha256=[0-9a-f]{64},sha256=[0-9a-f]{64}$/);
+    expect(verifySignature(during.body, legacy, rotated.secret)).toBe(true);
+    expect(verifySignature(during.body, legacy, hook.secret)).toBe(true);
 
     clock.advance(60_000); // the grace period ends exactly now
     const after = await send(hook.id);
     expect(String(after.headers['webhook-signature'])).toMatch(/^v1,\S+$/);
     expect(verifies(rotated.secret, after)).toBe(true);
     expect(verifies(hook.secret, after)).toBe(false);
+    expect(String(after.headers['x-waypost-signature'])).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(verifySignature(after.body, String(after.headers['x-waypost-signature']), hook.secret)).toBe(false);
     const later = (await app.inject({ method: 'GET', url: `/admin/api/webhooks/${hook.id}`, headers: auth })).json();
     expect(later.previous_secret_expires_at).toBeNull();
   });

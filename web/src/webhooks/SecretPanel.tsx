@@ -55,7 +55,9 @@ export function SecretPanel({ webhookId, initialSecret, previousExpiresAt, onRot
           <h3>Signing secret</h3>
           <p className="muted small">
             Verify the <code>X-Waypost-Signature</code> header (HMAC-SHA256 of the raw body) with this secret to know
-            a request came from Waypost.
+            a request came from Waypost. During a rotation's grace period it lists one signature per valid secret,
+            comma-separated (<code>sha256=&lt;new&gt;,sha256=&lt;old&gt;</code>): accept the request when any of them
+            matches.
           </p>
         </div>
       </div>
@@ -96,6 +98,10 @@ export function SecretPanel({ webhookId, initialSecret, previousExpiresAt, onRot
           <p>
             Requests are signed with a new secret from now on. During the grace period they carry the previous
             secret's signature too, so your receiver keeps verifying while you update it.
+          </p>
+          <p className="muted small">
+            Both signature headers then list two values. A receiver that compares the whole header instead of
+            accepting any listed value rejects them: update it first, or use <strong>Regenerate now</strong>.
           </p>
           <Field label="Grace period">
             <select value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
