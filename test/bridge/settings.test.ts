@@ -153,7 +153,12 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
     await page.getByRole('button', { name: 'Test connection' }).click();
     await expect.poll(() => notice().innerText(), W).toMatch(/cannot be reached/);
 
+    // Back to Waypost: the token given for the other address was removed with the change, and the page says so.
     await page.getByLabel('Waypost URL').fill(waypostUrl);
+    await page.getByRole('button', { name: 'Save connection' }).click();
+    await expect.poll(() => notice().innerText(), W).toMatch(/The saved host token was removed/);
+    expect(await page.getByRole('button', { name: 'Test connection' }).isDisabled()).toBe(true);
+    await page.getByLabel('Host token').fill(TOKEN);
     await page.getByRole('button', { name: 'Save connection' }).click();
     await page.getByRole('button', { name: 'Test connection' }).click();
     await expect.poll(() => notice().innerText(), W).toMatch(/Connected to Waypost/);

@@ -22,23 +22,41 @@ define( 'WAYPOST_BRIDGE_VERSION', '0.1.0' );
 define( 'WAYPOST_BRIDGE_FILE', __FILE__ );
 define( 'WAYPOST_BRIDGE_DIR', __DIR__ );
 
-// One class per file in includes/: Waypost_Bridge_Foo_Bar lives in includes/class-foo-bar.php.
-spl_autoload_register(
-	static function ( $class ) {
-		if ( 0 !== strpos( $class, 'Waypost_Bridge_' ) ) {
+/** WP-Cron events the plugin schedules (uninstall.php lists them too: it runs without this file). */
+const WAYPOST_BRIDGE_CRON_HOOKS = array( 'waypost_bridge_retry_queue', 'waypost_bridge_retry_queue_hourly', 'waypost_bridge_backfill_continue' );
+
+// One class per file in includes/: Waypost_Bridge_Foo_Bar lives in includes/class-foo-bar.php. The parts call each
+// other, so all of them are needed: a copy with a file missing (an interrupted upload or update) runs none of them,
+// and every admin page says so, rather than forwarding some changes and silently not others.
+$waypost_bridge_missing = array();
+foreach ( array( 'connection', 'client', 'mapper', 'queue', 'forwarder', 'settings-page', 'backfill', 'cli' ) as $waypost_bridge_slug ) {
+	$waypost_bridge_file = __DIR__ . '/includes/class-' . $waypost_bridge_slug . '.php';
+	if ( is_readable( $waypost_bridge_file ) ) {
+		require_once $waypost_bridge_file;
+	} else {
+		$waypost_bridge_missing[] = 'includes/class-' . $waypost_bridge_slug . '.php';
+	}
+}
+
+if ( $waypost_bridge_missing ) {
+	$waypost_bridge_notice = static function () use ( $waypost_bridge_missing ) {
+		if ( ! current_user_can( 'activate_plugins' ) ) {
 			return;
 		}
-		$slug = strtolower( str_replace( '_', '-', substr( $class, strlen( 'Waypost_Bridge_' ) ) ) );
-		$file = WAYPOST_BRIDGE_DIR . '/includes/class-' . $slug . '.php';
-		if ( is_readable( $file ) ) {
-			require_once $file;
-		}
-	}
-);
-
-// Each part registers its own hooks; a part whose file is absent is skipped.
-foreach ( array( 'Waypost_Bridge_Queue', 'Waypost_Bridge_Forwarder', 'Waypost_Bridge_Settings_Page', 'Waypost_Bridge_Backfill', 'Waypost_Bridge_Cli' ) as $waypost_bridge_part ) {
-	if ( class_exists( $waypost_bridge_part ) && method_exists( $waypost_bridge_part, 'register' ) ) {
+		echo '<div class="notice notice-error" id="waypost-bridge-incomplete"><p>';
+		echo esc_html(
+			sprintf(
+				/* translators: %s: file names */
+				__( 'Waypost Bridge is incomplete and sends nothing to Waypost: %s missing. Install the plugin again (delete it and upload the whole folder); the retry queue and settings are kept.', 'waypost-bridge' ),
+				implode( ', ', $waypost_bridge_missing ) . ( count( $waypost_bridge_missing ) > 1 ? ' are' : ' is' )
+			)
+		);
+		echo '</p></div>';
+	};
+	add_action( 'admin_notices', $waypost_bridge_notice );
+	add_action( 'network_admin_notices', $waypost_bridge_notice );
+} else {
+	foreach ( array( 'Waypost_Bridge_Queue', 'Waypost_Bridge_Forwarder', 'Waypost_Bridge_Settings_Page', 'Waypost_Bridge_Backfill', 'Waypost_Bridge_Cli' ) as $waypost_bridge_part ) {
 		call_user_func( array( $waypost_bridge_part, 'register' ) );
 	}
 }
@@ -46,8 +64,33 @@ foreach ( array( 'Waypost_Bridge_Queue', 'Waypost_Bridge_Forwarder', 'Waypost_Br
 register_activation_hook(
 	__FILE__,
 	static function () {
-		if ( class_exists( 'Waypost_Bridge_Queue' ) ) {
+		if ( class_exists( 'Waypost_Bridge_Queue', false ) ) {
 			Waypost_Bridge_Queue::install();
+		}
+	}
+);
+
+// Deactivated: nothing of ours may run from WP-Cron any more (on every site, when deactivated network-wide). The
+// queue, the settings and a backfill's position stay for a reactivation; uninstall.php removes them.
+register_deactivation_hook(
+	__FILE__,
+	static function ( $network_wide = false ) {
+		$clear = static function () {
+			if ( class_exists( 'Waypost_Bridge_Backfill', false ) ) {
+				Waypost_Bridge_Backfill::cancel(); // Not "running" with no event left; its position is kept.
+			}
+			foreach ( WAYPOST_BRIDGE_CRON_HOOKS as $hook ) {
+				wp_unschedule_hook( $hook ); // Every instance, whatever its arguments.
+			}
+		};
+		if ( ! $network_wide || ! is_multisite() ) {
+			$clear();
+			return;
+		}
+		foreach ( get_sites( array( 'fields' => 'ids', 'number' => 0 ) ) as $site_id ) {
+			switch_to_blog( (int) $site_id );
+			$clear();
+			restore_current_blog();
 		}
 	}
 );

@@ -33,12 +33,8 @@ class Waypost_Bridge_Client {
 	public static function request( $method, $path, $body, $timeout ) {
 		$base  = Waypost_Bridge_Connection::get_url();
 		$token = Waypost_Bridge_Connection::get_token();
-		if ( '' === $base ) {
-			return self::answer( 0, null, __( 'Waypost is not connected: set its URL (WAYPOST_URL or Settings > Webhooks & API).', 'waypost-bridge' ) );
-		}
-		if ( '' === $token ) {
-			$problem = Waypost_Bridge_Connection::token_problem();
-			return self::answer( 0, null, $problem ? $problem : __( 'Waypost is not connected: set the host token (WAYPOST_HOST_TOKEN or Settings > Webhooks & API).', 'waypost-bridge' ) );
+		if ( null !== self::not_connected() ) {
+			return self::answer( 0, null, self::not_connected() );
 		}
 		$args = array(
 			'method'      => strtoupper( $method ),
@@ -67,7 +63,8 @@ class Waypost_Bridge_Client {
 		$decoded = is_array( $decoded ) ? $decoded : null;
 		$error   = null;
 		if ( $status < 200 || $status >= 300 ) {
-			$error = self::describe_error( $status, $decoded, $raw );
+			$problem = 0 === stripos( (string) wp_remote_retrieve_header( $response, 'content-type' ), 'application/problem+json' );
+			$error   = self::describe_error( $status, $problem ? $decoded : null );
 		}
 		return self::answer( $status, $decoded, $error );
 	}
@@ -151,14 +148,16 @@ class Waypost_Bridge_Client {
 	 * @return array ['ok' => bool, 'message' => string, 'status' => int, 'version' => string|null]
 	 */
 	public static function test_connection() {
+		// Every message is fixed text plus a status code: never words from the far end, which may be any server the
+		// URL names (the button must not become a way to read pages from the site's network).
 		$health = self::request( 'GET', '/healthz', null, 5.0 );
 		if ( 0 === $health['status'] ) {
-			return self::verdict( false, sprintf( /* translators: %s: error */ __( 'Waypost cannot be reached: %s', 'waypost-bridge' ), $health['error'] ), 0, null );
+			return self::verdict( false, self::unreachable( (string) $health['error'] ), 0, null );
 		}
 		if ( 200 !== $health['status'] || ! isset( $health['body']['status'] ) ) {
 			return self::verdict( false, sprintf( /* translators: 1: URL, 2: HTTP status */ __( '%1$s does not look like Waypost (GET /healthz answered %2$d). Check the URL.', 'waypost-bridge' ), Waypost_Bridge_Connection::get_url(), $health['status'] ), $health['status'], null );
 		}
-		$version = isset( $health['body']['version'] ) ? (string) $health['body']['version'] : null;
+		$version = isset( $health['body']['version'] ) && is_string( $health['body']['version'] ) && preg_match( '/^[0-9A-Za-z.+-]{1,40}$/', $health['body']['version'] ) ? $health['body']['version'] : null;
 		$auth    = self::request( 'POST', '/host/v1/batch', array( 'operations' => array() ), 5.0 );
 		if ( 200 === $auth['status'] ) {
 			return self::verdict( true, $version ? sprintf( /* translators: %s: version */ __( 'Connected to Waypost %s.', 'waypost-bridge' ), $version ) : __( 'Connected to Waypost.', 'waypost-bridge' ), 200, $version );
@@ -166,7 +165,39 @@ class Waypost_Bridge_Client {
 		if ( 401 === $auth['status'] ) {
 			return self::verdict( false, __( 'Waypost refused the host token. Copy it again from `npx waypost host-token --rotate` (or WAYPOST_HOST_TOKEN on the server).', 'waypost-bridge' ), 401, $version );
 		}
-		return self::verdict( false, sprintf( /* translators: %s: error */ __( 'Waypost answered the token check with an error: %s', 'waypost-bridge' ), (string) $auth['error'] ), $auth['status'], $version );
+		if ( 0 === $auth['status'] ) {
+			return self::verdict( false, self::unreachable( (string) $auth['error'] ), 0, $version );
+		}
+		/* translators: %d: HTTP status */
+		return self::verdict( false, sprintf( __( 'Waypost answered the token check with HTTP %d. Its log on the server says why.', 'waypost-bridge' ), $auth['status'] ), $auth['status'], $version );
+	}
+
+	/**
+	 * A fixed sentence for a request that got no answer, by kind (the transport's own text is not shown).
+	 *
+	 * @param string $error The WordPress HTTP API's error (or the bridge's "not connected").
+	 * @return string
+	 */
+	private static function unreachable( $error ) {
+		if ( null !== self::not_connected() ) {
+			return self::not_connected(); // The bridge's own words: nothing was sent.
+		}
+		$kinds = array(
+			'/timed? ?out|cURL error 28/i'                                => __( 'no answer in time', 'waypost-bridge' ),
+			'/resolve|cURL error 6\b/i'                                   => __( 'the host name does not resolve', 'waypost-bridge' ),
+			'/SSL|TLS|certificate|cURL error (35|51|53|58|60|77|83|90)\b/i' => __( 'the TLS handshake or certificate failed', 'waypost-bridge' ),
+			'/refused|cURL error 7\b/i'                                   => __( 'the connection was refused', 'waypost-bridge' ),
+			'/blocked/i'                                                  => __( 'WordPress blocked the request (WP_HTTP_BLOCK_EXTERNAL)', 'waypost-bridge' ),
+		);
+		$why = __( 'the request failed', 'waypost-bridge' );
+		foreach ( $kinds as $pattern => $text ) {
+			if ( preg_match( $pattern, $error ) ) {
+				$why = $text;
+				break;
+			}
+		}
+		/* translators: %s: why, e.g. "the connection was refused" */
+		return sprintf( __( 'Waypost cannot be reached: %s.', 'waypost-bridge' ), $why );
 	}
 
 	/**
@@ -212,30 +243,43 @@ class Waypost_Bridge_Client {
 	}
 
 	/**
-	 * One line for a failed answer: Waypost's problem JSON (title, detail, field) or the start of the body.
+	 * Why a request cannot be sent (no URL, or no token usable for it), or null when it can.
+	 *
+	 * @return string|null
+	 */
+	private static function not_connected() {
+		if ( '' === Waypost_Bridge_Connection::get_url() ) {
+			return __( 'Waypost is not connected: set its URL (WAYPOST_URL or Settings > Webhooks & API).', 'waypost-bridge' );
+		}
+		if ( '' === Waypost_Bridge_Connection::get_token() ) {
+			$problem = Waypost_Bridge_Connection::token_problem();
+			return $problem ? $problem : __( 'Waypost is not connected: set the host token (WAYPOST_HOST_TOKEN or Settings > Webhooks & API).', 'waypost-bridge' );
+		}
+		return null;
+	}
+
+	/**
+	 * One line for a failed answer: Waypost's problem JSON (code, detail), or the status alone. Any other body is
+	 * not repeated: it is not Waypost's, and the page and the log must not show what some other server says.
 	 *
 	 * @param int        $status  HTTP status.
-	 * @param array|null $decoded Decoded body.
-	 * @param string     $raw     Raw body.
+	 * @param array|null $problem Decoded application/problem+json body.
 	 * @return string
 	 */
-	private static function describe_error( $status, $decoded, $raw ) {
-		if ( is_array( $decoded ) && ( isset( $decoded['detail'] ) || isset( $decoded['title'] ) || isset( $decoded['message'] ) ) ) {
-			$parts = array();
-			foreach ( array( 'code', 'detail', 'message' ) as $key ) {
-				if ( isset( $decoded[ $key ] ) && is_scalar( $decoded[ $key ] ) ) {
-					$parts[] = (string) $decoded[ $key ];
+	private static function describe_error( $status, $problem ) {
+		if ( is_array( $problem ) && isset( $problem['code'] ) && is_string( $problem['code'] ) ) {
+			$parts = array( $problem['code'] );
+			foreach ( array( 'detail', 'message' ) as $key ) {
+				if ( isset( $problem[ $key ] ) && is_scalar( $problem[ $key ] ) ) {
+					$parts[] = (string) $problem[ $key ];
 				}
 			}
-			if ( ! $parts && isset( $decoded['title'] ) ) {
-				$parts[] = (string) $decoded['title'];
-			}
-			return 'HTTP ' . $status . ': ' . implode( ': ', $parts );
+			return 'HTTP ' . $status . ': ' . substr( implode( ': ', $parts ), 0, 300 );
 		}
 		if ( $status >= 300 && $status < 400 ) {
 			return 'HTTP ' . $status . ': Waypost answered with a redirect; use the final URL (https?) as WAYPOST_URL.';
 		}
-		return 'HTTP ' . $status . ( '' !== $raw ? ': ' . substr( wp_strip_all_tags( $raw ), 0, 200 ) : '' );
+		return 'HTTP ' . $status . ': not an answer from Waypost (a proxy, or the wrong URL?)';
 	}
 
 	/**

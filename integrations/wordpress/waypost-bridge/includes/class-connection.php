@@ -4,6 +4,10 @@
  * over the settings page's options. A token typed on the page is stored encrypted (AES-256-GCM, key derived from the
  * site's AUTH salt) and never shown again in full.
  *
+ * The token is bound to the server it was given for: a stored token is used only while the URL's origin (scheme, host,
+ * port) is the one it was saved with, and saving a URL on another origin deletes it; WAYPOST_HOST_TOKEN is used only
+ * together with WAYPOST_URL. Otherwise anyone who may change the URL could send the token to a host of their choice.
+ *
  * @package WaypostBridge
  */
 
@@ -18,6 +22,9 @@ class Waypost_Bridge_Connection {
 
 	const OPTION_URL   = 'waypost_bridge_url';
 	const OPTION_TOKEN = 'waypost_bridge_token';
+
+	/** The origin (scheme://host:port) of the URL the stored token was saved with. */
+	const OPTION_TOKEN_ORIGIN = 'waypost_bridge_token_origin';
 
 	/** Prefix of a stored token: format version and cipher, so a later change can still read old values. */
 	const TOKEN_PREFIX = 'wpb1:';
@@ -35,15 +42,25 @@ class Waypost_Bridge_Connection {
 	/**
 	 * Saves the URL typed on the settings page (ignored for requests while WAYPOST_URL is defined).
 	 *
+	 * A URL on another origin than the stored token's deletes the token (see the file comment).
+	 *
 	 * @param string $url Absolute http(s) URL.
-	 * @return bool false when the URL is not a valid http(s) URL.
+	 * @return bool|string false when the URL is not a valid http(s) URL; 'token_removed' when it was saved and the
+	 *                     stored token was deleted with it; true otherwise.
 	 */
 	public static function set_url( $url ) {
 		$url = untrailingslashit( trim( (string) $url ) );
 		if ( '' !== $url && ! preg_match( '#^https?://[^/\s?\#]+(/\S*)?$#i', $url ) ) {
 			return false;
 		}
-		update_option( self::OPTION_URL, esc_url_raw( $url, array( 'http', 'https' ) ), false );
+		$url    = esc_url_raw( $url, array( 'http', 'https' ) );
+		$stored = (string) get_option( self::OPTION_TOKEN, '' );
+		$bound  = '' !== $stored ? self::bound_origin() : ''; // Before the URL changes: an old token binds to the old URL.
+		update_option( self::OPTION_URL, $url, false );
+		if ( '' !== $stored && ! self::url_from_constant() && $bound !== self::origin( $url ) ) {
+			self::set_token( '' );
+			return 'token_removed';
+		}
 		return true;
 	}
 
@@ -55,10 +72,10 @@ class Waypost_Bridge_Connection {
 	 */
 	public static function get_token() {
 		if ( self::token_from_constant() ) {
-			return trim( (string) WAYPOST_HOST_TOKEN );
+			return self::url_from_constant() ? trim( (string) WAYPOST_HOST_TOKEN ) : '';
 		}
 		$stored = (string) get_option( self::OPTION_TOKEN, '' );
-		if ( '' === $stored ) {
+		if ( '' === $stored || self::bound_origin() !== self::origin( self::get_url() ) ) {
 			return '';
 		}
 		$plain = self::decrypt( $stored );
@@ -66,7 +83,8 @@ class Waypost_Bridge_Connection {
 	}
 
 	/**
-	 * Stores a token typed on the settings page, encrypted. An empty value removes it.
+	 * Stores a token typed on the settings page, encrypted and bound to the current URL's origin. An empty value
+	 * removes it.
 	 *
 	 * @param string $plain The host token.
 	 * @return bool false when no cipher is available (the token is then not stored).
@@ -75,6 +93,7 @@ class Waypost_Bridge_Connection {
 		$plain = trim( (string) $plain );
 		if ( '' === $plain ) {
 			delete_option( self::OPTION_TOKEN );
+			delete_option( self::OPTION_TOKEN_ORIGIN );
 			return true;
 		}
 		$sealed = self::encrypt( $plain );
@@ -82,7 +101,39 @@ class Waypost_Bridge_Connection {
 			return false;
 		}
 		update_option( self::OPTION_TOKEN, $sealed, false );
+		update_option( self::OPTION_TOKEN_ORIGIN, self::origin( self::get_url() ), false );
 		return true;
+	}
+
+	/**
+	 * The origin a stored token belongs to. A token saved by an earlier version has none recorded: it belongs to the
+	 * URL saved with it then, so it is bound to the current one once.
+	 *
+	 * @return string
+	 */
+	private static function bound_origin() {
+		$origin = get_option( self::OPTION_TOKEN_ORIGIN, null );
+		if ( null === $origin && '' !== (string) get_option( self::OPTION_TOKEN, '' ) ) {
+			$origin = self::origin( self::get_url() );
+			update_option( self::OPTION_TOKEN_ORIGIN, $origin, false );
+		}
+		return (string) $origin;
+	}
+
+	/**
+	 * "scheme://host:port" of a URL, lower case, with the default port made explicit ('' for no URL).
+	 *
+	 * @param string $url URL.
+	 * @return string
+	 */
+	public static function origin( $url ) {
+		$parts = wp_parse_url( (string) $url );
+		if ( ! is_array( $parts ) || empty( $parts['scheme'] ) || empty( $parts['host'] ) ) {
+			return '';
+		}
+		$scheme = strtolower( $parts['scheme'] );
+		$port   = isset( $parts['port'] ) ? (int) $parts['port'] : ( 'https' === $scheme ? 443 : 80 );
+		return $scheme . '://' . strtolower( $parts['host'] ) . ':' . $port;
 	}
 
 	/**
@@ -106,10 +157,17 @@ class Waypost_Bridge_Connection {
 	 */
 	public static function token_problem() {
 		if ( self::token_from_constant() ) {
-			return '' === trim( (string) WAYPOST_HOST_TOKEN ) ? __( 'WAYPOST_HOST_TOKEN is empty.', 'waypost-bridge' ) : null;
+			return self::url_from_constant() ? null : __( 'WAYPOST_HOST_TOKEN is defined in wp-config.php, but WAYPOST_URL is not, so the token is not used: define WAYPOST_URL beside it (the token is only sent to an address set in wp-config.php).', 'waypost-bridge' );
 		}
 		$stored = (string) get_option( self::OPTION_TOKEN, '' );
-		if ( '' !== $stored && null === self::decrypt( $stored ) ) {
+		if ( '' === $stored ) {
+			return null;
+		}
+		if ( self::bound_origin() !== self::origin( self::get_url() ) ) {
+			/* translators: %s: origin such as https://waypost.example.com:443 */
+			return sprintf( __( 'The saved host token was given for %s, not for the current Waypost URL, so it is not sent there. Enter the token again.', 'waypost-bridge' ), self::bound_origin() );
+		}
+		if ( null === self::decrypt( $stored ) ) {
 			return __( 'The saved host token can no longer be read (the site\'s security keys changed?). Enter it again.', 'waypost-bridge' );
 		}
 		return null;

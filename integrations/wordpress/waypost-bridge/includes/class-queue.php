@@ -86,6 +86,10 @@ class Waypost_Bridge_Queue {
 		if ( ! wp_next_scheduled( self::CRON_HOOK_HOURLY ) ) {
 			wp_schedule_event( time() + HOUR_IN_SECONDS, 'hourly', self::CRON_HOOK_HOURLY );
 		}
+		$next = self::next_due(); // Rows kept over a deactivation (which unscheduled their retry).
+		if ( null !== $next ) {
+			self::schedule( $next );
+		}
 	}
 
 	/**
@@ -156,18 +160,6 @@ class Waypost_Bridge_Queue {
 		$due = (int) strtotime( $next . ' UTC' );
 		self::schedule( $due );
 		return $due;
-	}
-
-	/**
-	 * The record's latest state reached Waypost: drop its queued row (if any). Called with the record's lock held.
-	 *
-	 * @param string $resource Resource.
-	 * @param int    $id       Record id.
-	 */
-	public static function forget( $resource, $id ) {
-		global $wpdb;
-		$table = self::table();
-		$wpdb->query( $wpdb->prepare( "DELETE FROM {$table} WHERE resource = %s AND record_id = %d", $resource, (int) $id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
 	}
 
 	/** Number of queued rows (waiting for a retry, or parked after a refusal). */
@@ -356,16 +348,6 @@ class Waypost_Bridge_Queue {
 		if ( false === $next || $next > $when + 30 ) {
 			wp_schedule_single_event( $when, self::CRON_HOOK );
 		}
-	}
-
-	/** Drops the table and the schedule (for an uninstall routine). */
-	public static function uninstall() {
-		global $wpdb;
-		$table = self::table();
-		$wpdb->query( "DROP TABLE IF EXISTS {$table}" ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared,WordPress.DB.DirectDatabaseQuery.SchemaChange
-		delete_option( self::SCHEMA_OPTION );
-		wp_clear_scheduled_hook( self::CRON_HOOK );
-		wp_clear_scheduled_hook( self::CRON_HOOK_HOURLY );
 	}
 
 	/**

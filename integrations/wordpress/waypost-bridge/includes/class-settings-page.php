@@ -3,9 +3,10 @@
  * Settings > Webhooks & API: prerequisites, the connection to Waypost, the retry queue, backfill, and the button that
  * signs the administrator into the Waypost console.
  *
- * Every action is a POST to admin-post.php with its own nonce and the manage_options capability; after it the browser
- * is redirected back to the page (post/redirect/get), with the outcome kept for the next page view in a short-lived,
- * per-user transient. The host token is never printed: only its last four characters.
+ * Every action is a POST to admin-post.php with its own nonce and capability() (manage_options, on multisite
+ * manage_network_options); after it the browser is redirected back to the page (post/redirect/get), with the outcome
+ * kept for the next page view in a short-lived, per-user transient. The host token is never printed: only its last
+ * four characters.
  *
  * @package WaypostBridge
  */
@@ -19,8 +20,7 @@ if ( ! defined( 'ABSPATH' ) ) {
  */
 class Waypost_Bridge_Settings_Page {
 
-	const SLUG       = 'waypost-bridge';
-	const CAPABILITY = 'manage_options';
+	const SLUG = 'waypost-bridge';
 
 	/** Minimum versions. */
 	const MIN_WP   = '5.0';
@@ -52,12 +52,23 @@ class Waypost_Bridge_Settings_Page {
 		add_filter( 'plugin_action_links_' . plugin_basename( WAYPOST_BRIDGE_FILE ), array( __CLASS__, 'action_links' ) );
 	}
 
+	/**
+	 * Who may see and change these settings: manage_options; on a multisite network manage_network_options, since a
+	 * site's administrator there is not trusted with the server (no plugin or wp-config.php editing) and these
+	 * settings decide where the site's data and a host token are sent.
+	 *
+	 * @return string
+	 */
+	public static function capability() {
+		return is_multisite() ? 'manage_network_options' : 'manage_options';
+	}
+
 	/** Settings > Webhooks & API. */
 	public static function menu() {
 		add_options_page(
 			__( 'Webhooks & API', 'waypost-bridge' ),
 			__( 'Webhooks & API', 'waypost-bridge' ),
-			self::CAPABILITY,
+			self::capability(),
 			self::SLUG,
 			array( __CLASS__, 'render' )
 		);
@@ -236,7 +247,7 @@ class Waypost_Bridge_Settings_Page {
 	 * The page.
 	 */
 	public static function render() {
-		if ( ! current_user_can( self::CAPABILITY ) ) {
+		if ( ! current_user_can( self::capability() ) ) {
 			wp_die( esc_html__( 'Sorry, you are not allowed to manage these settings.', 'waypost-bridge' ), 403 );
 		}
 		$notice     = self::take_notice();
@@ -330,6 +341,8 @@ class Waypost_Bridge_Settings_Page {
 							<input type="url" id="waypost-url" name="waypost_url" class="regular-text code" value="<?php echo esc_attr( $url ); ?>" placeholder="https://waypost.example.com" <?php echo $url_constant ? 'readonly' : ''; ?>>
 							<?php if ( $url_constant ) : ?>
 								<p class="description"><?php esc_html_e( 'Set in wp-config.php (WAYPOST_URL).', 'waypost-bridge' ); ?></p>
+							<?php elseif ( ! $token_constant ) : ?>
+								<p class="description"><?php esc_html_e( 'Saving an address on another server (scheme, host or port) removes the saved host token: enter it again with the new address.', 'waypost-bridge' ); ?></p>
 							<?php endif; ?>
 							<?php if ( '' !== $url && self::is_insecure_url( $url ) ) : ?>
 								<p class="waypost-bad" id="waypost-http-warning"><?php esc_html_e( 'Warning: this URL uses plain http:// to another machine, so the host token and your customers\' data travel unencrypted. Use https://.', 'waypost-bridge' ); ?></p>
@@ -589,7 +602,7 @@ class Waypost_Bridge_Settings_Page {
 	 * @param string $key Key in ACTIONS.
 	 */
 	private static function authorize( $key ) {
-		if ( ! current_user_can( self::CAPABILITY ) ) {
+		if ( ! current_user_can( self::capability() ) ) {
 			wp_die( esc_html__( 'Sorry, you are not allowed to manage these settings.', 'waypost-bridge' ), '', array( 'response' => 403 ) );
 		}
 		check_admin_referer( self::ACTIONS[ $key ], '_waypost_nonce' );
@@ -600,10 +613,16 @@ class Waypost_Bridge_Settings_Page {
 		self::authorize( 'save_connection' );
 		$messages = array();
 		$type     = 'success';
+		$token    = isset( $_POST['waypost_token'] ) ? trim( (string) wp_unslash( $_POST['waypost_token'] ) ) : ''; // phpcs:ignore WordPress.Security.ValidatedSanitizedInput.InputNotSanitized -- a secret, stored encrypted as typed.
 		if ( ! Waypost_Bridge_Connection::url_from_constant() && isset( $_POST['waypost_url'] ) ) {
-			$url = trim( sanitize_text_field( wp_unslash( $_POST['waypost_url'] ) ) );
-			if ( Waypost_Bridge_Connection::set_url( $url ) ) {
+			$url   = trim( sanitize_text_field( wp_unslash( $_POST['waypost_url'] ) ) );
+			$saved = Waypost_Bridge_Connection::set_url( $url );
+			if ( $saved ) {
 				$messages[] = '' === $url ? __( 'Waypost URL removed.', 'waypost-bridge' ) : __( 'Waypost URL saved.', 'waypost-bridge' );
+				if ( 'token_removed' === $saved && '' === $token ) {
+					$messages[] = __( 'The saved host token was removed: it was given for another server, and is never sent to a new address. Enter the host token again.', 'waypost-bridge' );
+					$type       = 'warning';
+				}
 				if ( '' !== $url && self::is_insecure_url( $url ) ) {
 					$messages[] = __( 'It uses plain http:// to another machine: use https:// so the token is not sent in clear text.', 'waypost-bridge' );
 					$type       = 'warning';
@@ -614,7 +633,6 @@ class Waypost_Bridge_Settings_Page {
 			}
 		}
 		if ( ! Waypost_Bridge_Connection::token_from_constant() ) {
-			$token = isset( $_POST['waypost_token'] ) ? trim( (string) wp_unslash( $_POST['waypost_token'] ) ) : ''; // phpcs:ignore WordPress.Security.ValidatedSanitizedInput.InputNotSanitized -- a secret, stored encrypted as typed.
 			if ( '' !== $token ) {
 				if ( Waypost_Bridge_Connection::set_token( $token ) ) {
 					$messages[] = __( 'Host token saved (encrypted).', 'waypost-bridge' );
@@ -723,7 +741,7 @@ class Waypost_Bridge_Settings_Page {
 
 	/** admin-ajax: backfill progress for the page's poller. */
 	public static function ajax_backfill_status() {
-		if ( ! current_user_can( self::CAPABILITY ) ) {
+		if ( ! current_user_can( self::capability() ) ) {
 			wp_send_json_error( null, 403 );
 		}
 		check_ajax_referer( self::AJAX_STATUS );
