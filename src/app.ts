@@ -25,7 +25,7 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
   });
   installProblemHandler(app);
   installHttpMetrics(app, core);
-  await app.register(opsRoutes, { core });
+  await app.register(opsRoutes, { core, listener: 'api' });
   // The WordPress bridge asks for console sign-in links with the host token: admin's route, host's auth.
   await app.register(hostRoutes, { core, prefix: '/host/v1', more: [signInLinkIssueRoutes] });
   await app.register(apiRoutes, { core });

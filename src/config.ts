@@ -6,8 +6,10 @@ export type Role = 'all' | 'api' | 'worker';
 export interface Config {
   readonly port: number;
   readonly host: string;
-  /** A worker's port for /healthz, /readyz and /metrics (WAYPOST_METRICS_PORT); null: a worker listens on none. */
+  /** A second port for /healthz, /readyz and /metrics only (WAYPOST_METRICS_PORT); null: none. */
   readonly metricsPort: number | null;
+  /** The bearer token /metrics asks for (WAYPOST_METRICS_TOKEN); null: none, and the API port serves no /metrics. */
+  readonly metricsToken: string | null;
   readonly baseUrl: string;
   readonly databaseUrl: string;
   readonly redisUrl: string | null;
@@ -197,10 +199,17 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const metricsPort = optional(env, 'WAYPOST_METRICS_PORT') === null ? null
     : int(env, 'WAYPOST_METRICS_PORT', 0, 1, 65535);
+  const metricsToken = optional(env, 'WAYPOST_METRICS_TOKEN');
+  // Sent in a header by Prometheus: printable, no spaces; long enough not to be guessed.
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,}$/.test(metricsToken)) {
+    throw new ConfigError('WAYPOST_METRICS_TOKEN', 'must be at least 16 characters, without spaces '
+      + '(e.g. openssl rand -hex 32)');
+  }
   return Object.freeze({
     port,
     host,
     metricsPort,
+    metricsToken,
     baseUrl,
     databaseUrl: databaseUrl(env),
     redisUrl: url(env, 'REDIS_URL', null, ['redis:', 'rediss:']),

@@ -43,8 +43,8 @@ export interface Waypost {
   /** Build the HTTP app (not listening); for `inject()` in tests or embedding. */
   app(): Promise<FastifyInstance>;
   /**
-   * Start serving: the HTTP server (roles all/api) and the delivery worker (roles all/worker). A worker with
-   * `metricsPort` set also listens there for /healthz, /readyz and /metrics (`metricsUrl`).
+   * Start serving: the HTTP server (roles all/api) and the delivery worker (roles all/worker). With `metricsPort`
+   * set, any role also listens there for /healthz, /readyz and /metrics (`metricsUrl`).
    */
   serve(role?: Role): Promise<{ url: string | null; metricsUrl: string | null }>;
   close(): Promise<void>;
@@ -94,7 +94,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
         url = await a.listen({ port: config.port, host: config.host });
       }
       let metricsUrl: string | null = null;
-      if (role === 'worker' && config.metricsPort !== null) {
+      if (config.metricsPort !== null) {
         opsApp = await buildOpsApp(core);
         metricsUrl = await opsApp.listen({ port: config.metricsPort, host: config.host });
       }

@@ -9,17 +9,22 @@ import type { AdminRow } from './tables.js';
 
 export const PASSWORD_MIN_LENGTH = 10;
 const PASSWORD_MAX_LENGTH = 256;
-const EMAIL_RE = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+// The HTML standard's "valid e-mail address" (what a browser's type=email accepts), with a dot in the domain: one
+// plain address, so no NUL (PostgreSQL refuses it in text), comma or list of addresses, quotes, spaces or brackets.
+const EMAIL_RE = new RegExp('^[a-zA-Z0-9.!#$%&\'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?'
+  + '(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$');
 
 export interface Admin {
   id: string;
   email: string;
   created_at: string;
   last_login_at: string | null;
+  created_via: string | null; // "wordpress": made by a WordPress sign-in link; null: CLI or setup link
 }
 
-const toAdmin = (row: AdminRow): Admin => ({
+export const toAdmin = (row: AdminRow): Admin => ({
   id: row.id, email: row.email, created_at: row.created_at, last_login_at: row.last_login_at,
+  created_via: row.created_via,
 });
 
 export function normalizeEmail(email: unknown): string {
@@ -53,27 +58,10 @@ export async function createAdmin(
   const row: AdminRow = {
     id: newId('adm', core.clock.now()), email: normalized, password_hash: hash,
     created_at: new Date(core.clock.now()).toISOString(), last_login_at: null, created_via: null, name: null,
+    wp_site_url: null, wp_user_id: null, wp_link_request: null,
   };
   await db.insertInto('admins').values(row).execute();
   return toAdmin(row);
-}
-
-/**
- * The account a WordPress sign-in link opens: the admin with this (normalized) e-mail, else a new one marked
- * `created_via: wordpress`, with no usable password until one is set. Two first uses at once make one account.
- */
-export async function wordpressAdmin(
-  core: Core,
-  db: Kysely<Database>,
-  email: string,
-  name: string | null,
-): Promise<Admin> {
-  const row: AdminRow = {
-    id: newId('adm', core.clock.now()), email, password_hash: NO_PASSWORD,
-    created_at: new Date(core.clock.now()).toISOString(), last_login_at: null, created_via: 'wordpress', name,
-  };
-  await db.insertInto('admins').values(row).onConflict((oc) => oc.column('email').doNothing()).execute();
-  return toAdmin(await db.selectFrom('admins').selectAll().where('email', '=', email).executeTakeFirstOrThrow());
 }
 
 /** Sets a new password (`waypost admin password`), ends that admin's sessions and clears its sign-in lockout. */

@@ -13,8 +13,8 @@ const credentialsSchema = {
 } as const;
 
 // What anyone may send before signing in: an e-mail (254), a password (256) and a setup token (32) fit many times
-// over. A bigger body (the server's default allows 1 MiB) is a 413 before it is parsed, counted as a sign-in attempt
-// or checked with scrypt (about 40 ms of CPU each).
+// over, and anyone may send them: a bigger body is a 413 before it is parsed, counted as a sign-in attempt or
+// checked with scrypt (about 40 ms of CPU each).
 export const PUBLIC_BODY_LIMIT = 8 * 1024;
 
 interface Credentials {

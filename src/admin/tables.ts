@@ -8,6 +8,11 @@ export interface AdminRow {
   last_login_at: string | null;
   created_via: string | null; // "wordpress": made by a sign-in link on first use; null: CLI or setup link
   name: string | null; // the display name WordPress sent, if any
+  // The one WordPress user whose sign-in links open this account (src/admin/wordpress-link.ts): set when WordPress
+  // makes the account, or by its owner in the console; both null: no link opens it.
+  wp_site_url: string | null;
+  wp_user_id: number | null;
+  wp_link_request: string | null; // JSON WordPressLinkRequest: the last link refused, for the owner to allow
 }
 
 export interface AdminSignInLinkRow {
@@ -16,6 +21,8 @@ export interface AdminSignInLinkRow {
   name: string | null;
   created_at: string;
   expires_at: number; // ms
+  wp_site_url: string; // the WordPress user it was asked for: it opens only an account bound to that user
+  wp_user_id: number;
 }
 
 export interface AdminSessionRow {

@@ -1,5 +1,5 @@
-// A worker's HTTP server: only /healthz, /readyz and /metrics (no API, no console), so a load balancer never sends
-// it traffic and Prometheus can scrape every worker like every API process.
+// The metrics port's HTTP server (WAYPOST_METRICS_PORT, any role): only /healthz, /readyz and /metrics (no API, no
+// console), so a load balancer never sends it traffic and Prometheus scrapes every process the same way.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import { installProblemHandler } from './problem.js';
@@ -12,6 +12,6 @@ export async function buildOpsApp(core: Core): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   });
   installProblemHandler(app);
-  await app.register(opsRoutes, { core });
+  await app.register(opsRoutes, { core, listener: 'metrics' });
   return app;
 }

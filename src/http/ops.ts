@@ -1,7 +1,11 @@
-// Health, readiness and Prometheus metrics.
-import type { FastifyInstance } from 'fastify';
+// Health, readiness and Prometheus metrics. /metrics tells more than an outsider should know (routes and their
+// traffic, webhook ids, queue depth, memory): on the API's port it answers only with WAYPOST_METRICS_TOKEN; the
+// metrics port (WAYPOST_METRICS_PORT, kept off the public network) needs the token only when one is set.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Core } from '../core.js';
+import { AppError, unauthorized } from '../errors.js';
 import { metricsOf } from '../metrics.js';
 import { readinessDetails } from '../health.js';
 
@@ -24,7 +28,30 @@ async function databaseProblem(core: Core): Promise<string | null> {
   }
 }
 
-export async function opsRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
+/** Which server the ops routes are part of: the API's (PORT) or the metrics port's. */
+export type OpsListener = 'api' | 'metrics';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Refuses a scrape without the metrics token (or, on the API's port, any scrape when no token is set). */
+function metricsAccess(core: Core, listener: OpsListener): (req: FastifyRequest) => Promise<void> {
+  const token = core.config.metricsToken;
+  const expected = token === null ? null : digest(token);
+  return async (req) => {
+    if (expected === null) {
+      if (listener === 'metrics') return;
+      throw new AppError(404, 'metrics_not_public', 'Not Found', 'the API port serves /metrics only with a token: '
+        + 'scrape WAYPOST_METRICS_PORT, or set WAYPOST_METRICS_TOKEN and send "Authorization: Bearer <token>"');
+    }
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (bearer === undefined || !timingSafeEqual(digest(bearer), expected)) {
+      throw unauthorized('metrics_token_required',
+        'Send the metrics token (WAYPOST_METRICS_TOKEN) as "Authorization: Bearer <token>".');
+    }
+  };
+}
+
+export async function opsRoutes(app: FastifyInstance, opts: { core: Core; listener: OpsListener }): Promise<void> {
   const { core } = opts;
   const metrics = metricsOf(core);
   metrics.gauge('waypost_database_up', 'Whether the database answered SELECT 1 at this scrape (1) or not (0)', [],
@@ -44,7 +71,7 @@ export async function opsRoutes(app: FastifyInstance, opts: { core: Core }): Pro
       code: 'not_ready', ...details,
     });
   });
-  app.get('/metrics', async (_req, reply) => {
+  app.get('/metrics', { onRequest: metricsAccess(core, opts.listener) }, async (_req, reply) => {
     reply.type(metrics.contentType);
     return metrics.scrape();
   });

@@ -63,12 +63,13 @@ describe('admin CLI', () => {
   it('lists the admin accounts, without passwords', () => {
     const human = waypost(['admin', 'list']);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/^ID +E-MAIL +CREATED +LAST SIGN-IN\nadm_\w+ +cli@example\.com +\S+ +\S+\n$/);
+    expect(human.stdout)
+      .toMatch(/^ID +E-MAIL +CREATED +LAST SIGN-IN +MADE BY\nadm_\w+ +cli@example\.com +\S+ +\S+ +password\n$/);
     const json = waypost(['admin', 'list', '--json']);
     const admins = JSON.parse(json.stdout);
     expect(admins).toEqual([{
       id: expect.stringMatching(/^adm_/), email: 'cli@example.com',
-      created_at: expect.any(String), last_login_at: expect.any(String),
+      created_at: expect.any(String), last_login_at: expect.any(String), created_via: null,
     }]);
     expect(json.stdout).not.toMatch(/password|scrypt/i);
   });

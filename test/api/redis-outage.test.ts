@@ -15,6 +15,7 @@ import { apiRoot } from '../../src/config.js';
 import { createApiKey, type CreatedApiKey } from '../../src/api/keys.js';
 import { authOf, fakeClock, trip } from './setup.js';
 
+const METRICS_TOKEN = 'metrics-token-0123456789';
 const redisServer = hasRedisServer('the Redis outage suite');
 
 /** Log lines kept in memory, to count how often something was said. */
@@ -46,7 +47,7 @@ describe.runIf(redisServer)('Redis stopped and restarted under two API processes
     const clock = fakeClock(); // one rate-limit window for the whole test
     const logA = logSink();
     const open = (stream?: Writable) => createWaypost({
-      env: { WAYPOST_HOST_TOKEN: 'test-host-token' },
+      env: { WAYPOST_HOST_TOKEN: 'test-host-token', WAYPOST_METRICS_TOKEN: METRICS_TOKEN },
       logger: stream ? createLogger('info', stream) : createLogger('silent'),
       clock,
       config: { databaseUrl, redisUrl, namespace, rateLimit: 3 },
@@ -63,7 +64,8 @@ describe.runIf(redisServer)('Redis stopped and restarted under two API processes
       apps[wp].inject({ url: `${apiRoot(a.config)}${path}`, headers: authOf(key) });
     const readyz = async (wp: 'a' | 'b') => (await apps[wp].inject('/readyz'));
     const metric = async (wp: 'a' | 'b', name: string) => {
-      const text = (await apps[wp].inject('/metrics')).body;
+      const text = (await apps[wp].inject({ url: '/metrics',
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
       const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
       return line === undefined ? undefined : Number(line.split(' ').at(-1));
     };

@@ -11,6 +11,8 @@ import { HOST_AUTH } from '../helpers/waypost.js';
 import { createWaypost, type Waypost } from '../../src/sdk.js';
 import { createLogger } from '../../src/log.js';
 
+const METRICS_TOKEN = 'metrics-token-0123456789';
+
 /** A proxy to `target` on `port` that can be cut and restored, or stalled (bytes no longer forwarded). */
 function cuttableProxy(port: number, target: URL) {
   const sockets = new Set<Socket>();
@@ -60,7 +62,7 @@ describe.runIf(hasPg)('PostgreSQL unreachable (API process)', () => {
       const viaProxy = new URL(direct);
       viaProxy.port = String(port);
       wp = await createWaypost({
-        env: { WAYPOST_HOST_TOKEN: 'test-host-token' },
+        env: { WAYPOST_HOST_TOKEN: 'test-host-token', WAYPOST_METRICS_TOKEN: METRICS_TOKEN },
         config: { databaseUrl: viaProxy.toString() },
         logger: createLogger('silent'),
       });
@@ -70,7 +72,8 @@ describe.runIf(hasPg)('PostgreSQL unreachable (API process)', () => {
         method: 'PUT', url: `/host/v1/trips/${nextId++}`, headers: { ...HOST_AUTH, 'content-type': 'application/json' },
         payload: JSON.stringify({ title: 'Douro Valley Wine Trail' }),
       });
-      const databaseUp = async () => /^waypost_database_up (\d)/m.exec((await app.inject('/metrics')).body)?.[1];
+      const databaseUp = async () => /^waypost_database_up (\d)/m.exec((await app.inject({ url: '/metrics',
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body)?.[1];
 
       expect((await app.inject('/readyz')).json()).toEqual({ status: 'ready', database: 'postgres' });
       expect((await write()).statusCode).toBe(201);

@@ -1,5 +1,6 @@
-// What an operator scrapes: two real `waypost serve --role api` processes and a `--role worker` process (its
-// /metrics on WAYPOST_METRICS_PORT) on one PostgreSQL and one Redis get traffic, then each /metrics is read.
+// What an operator scrapes: two real `waypost serve --role api` processes and a `--role worker` process on one
+// PostgreSQL and one Redis get traffic, then each /metrics is read with WAYPOST_METRICS_TOKEN, both ways deploy/
+// offers: the first API process and the worker on their WAYPOST_METRICS_PORT, the second API process on its PORT.
 // Requests are counted by route pattern and status, with durations; the cache hit of one process and the miss of the
 // other, the 429 and the Redis/database gauges appear where they happened; the worker counts its claim and delivery.
 // The Grafana dashboard in deploy/ queries only metrics that such a scrape contains.
@@ -16,6 +17,8 @@ import { createLogger } from '../../src/log.js';
 import { createApiKey, type CreatedApiKey } from '../../src/api/keys.js';
 
 const HOST_TOKEN = 'metrics-host-token';
+const METRICS_TOKEN = 'metrics-scrape-token-0123456789';
+const scrape = (base: string) => fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
 const namesOf = (text: string) => new Set([...samples(text).keys()].map((s) => s.split('{')[0]));
 
 const services = (await hasPostgres()) && (await hasRedis());
@@ -27,6 +30,7 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
   let receiver: Receiver | null = null;
   let webhook: TestWebhook;
   const bases: string[] = [];
+  const metricsBases: string[] = []; // where each API process is scraped
   const scrapes: string[] = [];
   let workerScrape = '';
   afterAll(async () => {
@@ -45,14 +49,18 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
     const namespace = `m${randomBytes(4).toString('hex')}`;
     const env = {
       DATABASE_URL: databaseUrl, REDIS_URL, WAYPOST_NAMESPACE: namespace, WAYPOST_HOST_TOKEN: HOST_TOKEN,
+      WAYPOST_METRICS_TOKEN: METRICS_TOKEN,
       // An hour's window: the seven requests below could cross a minute's end and start counting again.
       WAYPOST_RATE_LIMIT: '6', WAYPOST_RATE_LIMIT_WINDOW_S: '3600', WAYPOST_ALLOW_PRIVATE_TARGETS: 'true',
     };
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      children.push(startServe(`api-${i}`, 'api', { ...env, PORT: String(port) }));
+      const metricsPort = i === 0 ? await freePort() : null;
+      children.push(startServe(`api-${i}`, 'api', { ...env, PORT: String(port),
+        WAYPOST_METRICS_PORT: metricsPort === null ? undefined : String(metricsPort) }));
       const base = `http://127.0.0.1:${port}`;
       bases.push(base);
+      metricsBases.push(metricsPort === null ? base : `http://127.0.0.1:${metricsPort}`);
       // One after the other: two first starts at once race to store the console's setup link.
       const deadline = Date.now() + 60_000;
       while ((await fetch(`${base}/readyz`).then((r) => r.json() as Promise<{ redis?: string }>, () => null))
@@ -76,7 +84,7 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
     for (let i = 0; i < 5; i++) statuses.push((await api(i % 2, '/test')).status); // 7 requests of a limit of 6
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
     expect((await fetch(`${bases[1]}/no/such/path/42`)).status).toBe(404);
-    for (const base of bases) scrapes.push(await (await fetch(`${base}/metrics`)).text());
+    for (const base of metricsBases) scrapes.push(await (await scrape(base)).text());
 
     // A worker started after a write delivers its event (found by its first claim) and is scraped on its own port.
     await wp.put('enquiries', 1, { full_name: 'Ana Silva', email: 'ana@example.com' });
@@ -85,12 +93,12 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
     await receiver.waitFor(1, 60_000);
     const worker = `http://127.0.0.1:${port}`;
     const recorded = async () => {
-      workerScrape = await fetch(`${worker}/metrics`).then((r) => r.text(), () => '');
+      workerScrape = await scrape(worker).then((r) => r.text(), () => '');
       return workerScrape.includes('waypost_deliveries_total{outcome="succeeded"');
     };
     await until('the worker to count its delivery', recorded, 30_000);
     // The queue is empty once the success is written (read by the scrape, in any process).
-    await until('the queue to be empty', async () => samples(await (await fetch(`${bases[0]}/metrics`)).text())
+    await until('the queue to be empty', async () => samples(await (await scrape(metricsBases[0])).text())
       .get('waypost_delivery_queue_depth') === 0, 10_000);
   }, 180_000);
 
@@ -145,6 +153,10 @@ describe.runIf(services)('metrics of two API processes (PostgreSQL and Redis)', 
     const api = samples(scrapes[0]);
     expect(api.get('waypost_delivery_queue_depth')).toBeGreaterThanOrEqual(0);
     expect(api.has('waypost_delivery_oldest_due_age_seconds')).toBe(true);
+  });
+
+  it('refuses a scrape of an API process\'s PORT without the metrics token', async () => {
+    expect((await fetch(`${bases[1]}/metrics`)).status).toBe(401);
   });
 
   it('has a Grafana dashboard that queries only metrics these processes expose', () => {

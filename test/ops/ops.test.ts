@@ -55,10 +55,11 @@ describe('readiness without a database', () => {
 });
 
 describe('metrics', () => {
-  it('GET /metrics serves Prometheus text', async () => {
-    const wp = await testWaypost();
+  it('GET /metrics serves Prometheus text (with the metrics token on the API port)', async () => {
+    const wp = await testWaypost({ config: { metricsToken: 'metrics-token-0123456789' } });
     try {
-      const res = await (await wp.app()).inject('/metrics');
+      const res = await (await wp.app()).inject({ url: '/metrics',
+        headers: { authorization: 'Bearer metrics-token-0123456789' } });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
       expect(res.body).toMatch(/^# HELP process_cpu_user_seconds_total /m);

@@ -84,8 +84,8 @@ export function registerAdmin(program: Command): void {
       await withWaypost(async (wp) => {
         const admins = await listAdmins(wp.core.db);
         output(opts.json, admins, () => table(
-          ['ID', 'E-MAIL', 'CREATED', 'LAST SIGN-IN'],
-          admins.map((a) => [a.id, a.email, a.created_at, a.last_login_at ?? 'never']),
+          ['ID', 'E-MAIL', 'CREATED', 'LAST SIGN-IN', 'MADE BY'],
+          admins.map((a) => [a.id, a.email, a.created_at, a.last_login_at ?? 'never', a.created_via ?? 'password']),
           'No admin accounts yet. Create one with `waypost admin create --email you@example.com`.',
         ));
       });

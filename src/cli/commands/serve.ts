@@ -14,7 +14,7 @@ export function registerServe(program: Command): void {
   program.command('serve')
     .description('Run Waypost: HTTP API and console (role api), delivery worker (role worker), or both (all)')
     .addOption(new Option('--role <role>', 'which parts to run').choices(['all', 'api', 'worker']).default('all'))
-    .option('--metrics-port <port>', 'role worker: serve /healthz, /readyz and /metrics on this port '
+    .option('--metrics-port <port>', 'also serve /healthz, /readyz and /metrics (only) on this port '
       + '(default WAYPOST_METRICS_PORT; none when unset)')
     .action(async (opts: { role: Role; metricsPort?: string }) => {
       const wp = await createWaypost({ config: metricsPortOption(opts.metricsPort) });
@@ -36,7 +36,8 @@ export function registerServe(program: Command): void {
         const hostToken = host.source === 'created'
           ? `\n            token ${host.token}\n            (shown only this once: store it now; a new one: ${rotate})`
           : host.source === 'environment' ? '  (token: WAYPOST_HOST_TOKEN)' : `  (token set; a new one: ${rotate})`;
-        wp.core.log.info({ url, role: opts.role, database: wp.core.store.dialect }, 'waypost listening');
+        wp.core.log.info({ url, role: opts.role, database: wp.core.store.dialect, metrics: metricsUrl },
+          'waypost listening');
         const api = `${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1`;
         process.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n`
           + `  REST API  ${api}  (docs: ${api}/docs)\n  Host API  ${base}/host/v1${hostToken}\n\n`);
