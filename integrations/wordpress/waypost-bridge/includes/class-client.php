@@ -131,14 +131,23 @@ class Waypost_Bridge_Client {
 	}
 
 	/**
-	 * A sign-in link to the Waypost console for a WordPress administrator: POST /host/v1/sign-in-links.
+	 * A sign-in link to the Waypost console for a WordPress administrator: POST /host/v1/sign-in-links. Waypost opens
+	 * only the account bound to this site and user (made for them, or allowed by its owner in the console); it
+	 * answers 403 account_not_linked for another account's e-mail.
 	 *
-	 * @param string $email The administrator's e-mail.
-	 * @param string $name  Display name.
+	 * @param string $email      The administrator's e-mail.
+	 * @param string $name       Display name.
+	 * @param int    $wp_user_id The administrator's WordPress user id.
 	 * @return array body: ['url' => string, 'expires_at' => string] on success (status 201).
 	 */
-	public static function sign_in_link( $email, $name ) {
-		return self::request( 'POST', '/host/v1/sign-in-links', array( 'email' => (string) $email, 'name' => (string) $name ), 5.0 );
+	public static function sign_in_link( $email, $name, $wp_user_id ) {
+		$body = array(
+			'email'      => (string) $email,
+			'name'       => (string) $name,
+			'wp_user_id' => (int) $wp_user_id,
+			'site_url'   => home_url(),
+		);
+		return self::request( 'POST', '/host/v1/sign-in-links', $body, 5.0 );
 	}
 
 	/**

@@ -710,7 +710,7 @@ class Waypost_Bridge_Settings_Page {
 		self::authorize( 'open_console' );
 		$user = wp_get_current_user();
 		$name = '' !== trim( (string) $user->display_name ) ? $user->display_name : $user->user_login;
-		$res  = Waypost_Bridge_Client::sign_in_link( (string) $user->user_email, (string) $name );
+		$res  = Waypost_Bridge_Client::sign_in_link( (string) $user->user_email, (string) $name, (int) $user->ID );
 		$link = isset( $res['body']['url'] ) && is_string( $res['body']['url'] ) ? $res['body']['url'] : '';
 		if ( $res['status'] >= 200 && $res['status'] < 300 && '' !== $link ) {
 			$link_host = strtolower( (string) wp_parse_url( $link, PHP_URL_HOST ) );
