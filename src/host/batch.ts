@@ -20,7 +20,7 @@ export interface BatchOperation {
 
 export interface BatchResult {
   index: number;
-  status: 200 | 201 | 204 | 400 | 404;
+  status: 200 | 201 | 204 | 400 | 404 | 409;
   created?: boolean;
   changed?: boolean;
   error?: { code: string; detail: string; [extra: string]: unknown };
@@ -82,7 +82,9 @@ async function runOperation(core: Core, raw: unknown, index: number): Promise<Ba
     const { created, changed } = await putRecord(core, resource, id, data);
     return { index, status: created ? 201 : 200, created, changed };
   } catch (err) {
-    if (!(err instanceof AppError) || err.status !== 400) throw err;
+    // A 409 (a demo record, src/host/demo-guard.ts) is the operation's own answer too, as on the single route.
+    if (!(err instanceof AppError) || (err.status !== 400 && err.status !== 409)) throw err;
+    if (err.status === 409) return { index, status: 409, error: { code: err.code, detail: err.detail } };
     // `data.` in front of a record field, so the bridge knows which part of the operation to fix.
     const extra = { ...err.extra };
     let detail = err.detail;

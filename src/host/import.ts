@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Core } from '../core.js';
-import { AppError, badRequest } from '../errors.js';
+import { AppError, badRequest, conflict } from '../errors.js';
 import { iso } from '../records/normalize.js';
 import type { InputRecords, Resource } from '../records/schemas.js';
 import { hostIdProblem, validateInput } from '../records/validate.js';
@@ -16,6 +16,7 @@ import type { Database } from '../store/tables.js';
 import { putBatch, SqlitePipeline } from './bulk.js';
 import { PgPipeline } from './pg-pipeline.js';
 import { beginBulkLoad, finishBulkLoad, pendingBulkLoad, shouldBulkLoad } from './bulk-load.js';
+import { demoRecordCount, REMOVE_DEMO_HINT } from './demo-guard.js';
 
 /** Line types, singular or plural, and the resource each one writes. */
 export const IMPORT_TYPES: Readonly<Record<string, Resource>> = Object.freeze({
@@ -171,6 +172,12 @@ export async function importFile(core: Core, path: string, options: ImportOption
   const batchSize = options.batchSize ?? core.store.sql.defaultImportBatch;
   const batchBytes = options.batchBytes ?? BATCH_BYTES;
   const { key, size } = await importFileKey(path);
+  // The importer writes by id without the single write's checks: a site's history never goes beside the demo.
+  const demo = await demoRecordCount(core.db);
+  if (demo > 0) {
+    throw conflict('demo_records', `This database holds the demo catalogue (${demo} records from \`waypost demo\`), `
+      + `and an import would mix a site's records with it: ${REMOVE_DEMO_HINT}.`);
+  }
   const resumedAfter = options.restart ? 0 : await committedLine(core, key);
   const summary: ImportSummary = {
     file: resolve(path), resumedAfter, lines: 0, created: 0, changed: 0, unchanged: 0, skipped: 0, bulkLoad: false,

@@ -10,6 +10,7 @@ import { hostIdProblem, isResource } from '../records/validate.js';
 import { deleteRecord, putRecord } from './write.js';
 import { hostTokenCheck } from './token.js';
 import { runBatch } from './batch.js';
+import { demoWarning } from './demo-guard.js';
 
 // 500 full bookings are more than the server's 1 MiB default; each record is still checked by its schema.
 const BATCH_BODY_LIMIT = 16 * 1024 * 1024;
@@ -69,7 +70,11 @@ export async function hostRoutes(app: FastifyInstance, opts: HostRoutesOptions):
   });
 
   // Each operation is a single PUT/DELETE of its own (src/host/batch.ts): 200 with one result per operation.
-  app.post('/batch', { bodyLimit: BATCH_BODY_LIMIT }, async (req) => ({ results: await runBatch(core, req.body) }));
+  // Its answer warns of a demo here: the bridge's *Test connection* (an empty batch) shows it before a site connects.
+  app.post('/batch', { bodyLimit: BATCH_BODY_LIMIT }, async (req) => {
+    const results = await runBatch(core, req.body);
+    return { results, ...await demoWarning(core.db) };
+  });
 
   for (const routes of opts.more ?? []) await app.register(routes, { core });
 }

@@ -21,6 +21,7 @@ import { hostIdProblem, validateInput } from '../records/validate.js';
 import type { RecordChange } from './changes.js';
 import { lockNames } from '../store/locks.js';
 import { retryOnConflict, writeLockNames } from './locks.js';
+import { namedRecords, refuseDemoRecords } from './demo-guard.js';
 
 type Db = Kysely<Database>;
 
@@ -48,6 +49,7 @@ export async function putRecord<R extends Resource>(
   const input = validateInput(resource, body, id);
   const { result, changes } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
     await lockNames(trx, writeLockNames(resource, id, input));
+    await refuseDemoRecords(trx, namedRecords(resource, id, input));
     const changes: RecordChange[] = [];
     const result = await upsert(trx, core, resource, id, input, changes);
     await notifyListeners(trx, core, changes, options);
@@ -66,6 +68,7 @@ export async function deleteRecord(
 ): Promise<boolean> {
   const changes = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
     await lockNames(trx, writeLockNames(resource, id, null));
+    await refuseDemoRecords(trx, namedRecords(resource, id, null));
     const previous = await readStored(trx, resource, id);
     if (!previous) return [];
     // A payment's booking shows its payment_ids: hold the booking too, so its writers see a consistent before.
@@ -174,7 +177,10 @@ async function resolveEmbeddedCustomer(
   }
   const byEmail = await trx.selectFrom('customers').select('id')
     .where('email', '=', c.email.toLowerCase()).orderBy('id').limit(1).executeTakeFirst();
-  if (byEmail) return byEmail.id;
+  if (byEmail) {
+    await refuseDemoRecords(trx, [['customers', byEmail.id]]); // a demo customer's e-mail is no site's customer
+    return byEmail.id;
+  }
   const id = await nextAssignedId(trx, ASSIGNED_ID_MIN);
   await upsert(trx, core, 'customers', id, fields, changes);
   return id;

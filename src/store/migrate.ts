@@ -21,6 +21,7 @@ import * as m0017 from './migrations/0017_recover_counting.js';
 import * as m0018 from './migrations/0018_search_statistics.js';
 import * as m0019 from './migrations/0019_api_key_notify_no_insert.js';
 import * as m0020 from './migrations/0020_wordpress_sign_in_binding.js';
+import * as m0021 from './migrations/0021_demo_records.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_search_statistics': m0018,
   '0019_api_key_notify_no_insert': m0019,
   '0020_wordpress_sign_in_binding': m0020,
+  '0021_demo_records': m0021,
 };
 
 export async function migrate(db: Kysely<any>): Promise<string[]> {

@@ -99,6 +99,17 @@ export interface ImportProgressRow {
   updated_at: string;
 }
 
+/** A record `waypost demo` wrote (src/demo/): host writes naming it are refused, `demo --remove` removes it. */
+export interface DemoRecordRow {
+  resource: string;
+  id: number;
+}
+
+/** An API key `waypost demo` made: `demo --remove` deletes it with the demo's records. */
+export interface DemoApiKeyRow {
+  key_id: string;
+}
+
 export interface RecordTables {
   trips: TripRow;
   customers: CustomerRow;
@@ -111,6 +122,8 @@ export interface RecordTables {
   api_keys: ApiKeyRow;
   settings: SettingRow;
   import_progress: ImportProgressRow;
+  demo_records: DemoRecordRow;
+  demo_api_keys: DemoApiKeyRow;
 }
 
 export interface Database extends RecordTables, WebhookTables, AlertTables, AdminTables, ApiTables {}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { createWaypost, type Waypost } from '../../src/sdk.js';
 import { createLogger } from '../../src/log.js';
@@ -12,22 +13,28 @@ import { startCommand } from '../../src/cli/commands/demo.js';
 const sh = promisify(execFile);
 
 describe('waypost demo', () => {
+  // The demo's own database (a user's `DATABASE_URL=… npm start` serves it) and the site's, DATABASE_URL.
+  const DEMO_URL = tempSqliteUrl();
   const DATABASE_URL = tempSqliteUrl();
   let server: Waypost;
   let baseUrl: string;
 
   beforeAll(async () => {
-    // The API server a user would have running (`npm start`), on the database the CLI seeds.
-    server = await createWaypost({ env: { DATABASE_URL }, config: { port: 0, host: '127.0.0.1' },
+    server = await createWaypost({ env: { DATABASE_URL: DEMO_URL }, config: { port: 0, host: '127.0.0.1' },
       logger: createLogger('silent') });
     const { url } = await server.serve('api');
     baseUrl = url!;
   });
   afterAll(async () => server?.close());
 
-  it('seeds the catalogue, creates a key and prints a curl line that works as pasted', async () => {
-    const run = await runCli(['demo'], { DATABASE_URL, WAYPOST_BASE_URL: baseUrl });
+  const demo = (args: string[] = []) =>
+    runCli(['demo', '--database', DEMO_URL, ...args], { DATABASE_URL, WAYPOST_BASE_URL: baseUrl });
+
+  it('seeds the catalogue in a database of its own, creates a key and prints a curl line that works', async () => {
+    const run = await demo();
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Seeded the demo catalogue into ${DEMO_URL}, a database of its own`);
+    expect(existsSync(DATABASE_URL.slice('sqlite:'.length))).toBe(false); // the site's database is not touched
     expect(run.stdout).toMatch(/bookings\s+200 new, 0 changed, 0 unchanged/);
     expect(run.stdout).toContain('8 bookings predate engine 6.7.0');
     expect(run.stdout).not.toContain('npm start'); // the server is running, so no hint
@@ -54,7 +61,7 @@ describe('waypost demo', () => {
   }, 60_000);
 
   it('hides legacy bookings from the API and marks cart 3.0 ones incomplete', async () => {
-    const run = await runCli(['demo', '--json'], { DATABASE_URL, WAYPOST_BASE_URL: baseUrl });
+    const run = await demo(['--json']);
     const out = JSON.parse(run.stdout);
     const headers = { 'access-token': out.key.key, 'access-secret': out.key.secret };
     const catalogue = demoCatalogue().bookings;
@@ -68,9 +75,10 @@ describe('waypost demo', () => {
   }, 60_000);
 
   it('is idempotent and prints machine-readable output with --json', async () => {
-    const run = await runCli(['demo', '--json'], { DATABASE_URL, WAYPOST_BASE_URL: baseUrl });
+    const run = await demo(['--json']);
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout);
+    expect(out.database).toBe(DEMO_URL);
     expect(out.seeded.bookings).toEqual({ created: 0, changed: 0, unchanged: 200 });
     expect(out.seeded.payments.created + out.seeded.payments.changed).toBe(0);
     expect(out).toMatchObject({ legacy_bookings: 8, server_running: true,
@@ -80,13 +88,13 @@ describe('waypost demo', () => {
     expect(out.curl).toContain(out.key.secret);
   }, 60_000);
 
-  it('says to start the server with the PORT and DATABASE_URL it ran with, and that line serves the curl', async () => {
+  it('prints how to start a server on the demo\'s database with its PORT, and that line serves the curl', async () => {
     const db = tempSqliteUrl();
     const port = await freePort();
-    const run = await runCli(['demo'], { DATABASE_URL: db, PORT: String(port) });
+    const run = await runCli(['demo', '--database', db], { DATABASE_URL: tempSqliteUrl(), PORT: String(port) });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout)
-      .toContain(`Nothing answers at http://127.0.0.1:${port} yet: start the server first, with the same settings`);
+    expect(run.stdout).toContain(`Nothing answers at http://127.0.0.1:${port} yet: start the server on the demo's `
+      + 'database first');
     const lines = run.stdout.split('\n').map((l) => l.trim());
     const start = lines.find((l) => l.endsWith('npm start'));
     expect(start).toBe(`DATABASE_URL=${db} PORT=${port} npm start`);
