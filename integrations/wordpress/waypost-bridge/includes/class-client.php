@@ -168,6 +168,11 @@ class Waypost_Bridge_Client {
 		}
 		$version = isset( $health['body']['version'] ) && is_string( $health['body']['version'] ) && preg_match( '/^[0-9A-Za-z.+-]{1,40}$/', $health['body']['version'] ) ? $health['body']['version'] : null;
 		$auth    = self::request( 'POST', '/host/v1/batch', array( 'operations' => array() ), 5.0 );
+		if ( 200 === $auth['status'] && isset( $auth['body']['demo_records'] ) && (int) $auth['body']['demo_records'] > 0 ) {
+			// This Waypost holds `waypost demo`'s sample records, with ids the site uses too: it refuses those ids (409).
+			/* translators: %s: number of records */
+			return self::verdict( false, sprintf( __( 'Waypost answers, but it holds the demo catalogue (%s records from `waypost demo`) and refuses records with its ids, so the site\'s records would not all arrive. Remove the demo on the server (`npx waypost demo --remove`, with its DATABASE_URL), or connect a Waypost without it.', 'waypost-bridge' ), number_format_i18n( (int) $auth['body']['demo_records'] ) ), 200, $version );
+		}
 		if ( 200 === $auth['status'] ) {
 			return self::verdict( true, $version ? sprintf( /* translators: %s: version */ __( 'Connected to Waypost %s.', 'waypost-bridge' ), $version ) : __( 'Connected to Waypost.', 'waypost-bridge' ), 200, $version );
 		}
