@@ -1,10 +1,11 @@
 // POST /host/v1/batch: many PUTs and DELETEs in one request, for the WordPress bridge's backfill. Each operation
 // is exactly the single write (its own transaction through src/host/write.ts), run in order: the events it fires,
-// its validation and its answer are the same, and one bad operation gets its own 400 without stopping the others.
+// its validation and its answer are the same, and one bad operation gets its own 4xx (or, if its data meets a fault of
+// ours, its own 500) without stopping the others; only a lost database fails the whole request.
 // A batch is therefore not atomic; every operation is idempotent (a PUT repeats to a no-op, a DELETE to a 404), so
 // a client that lost the answer sends the same batch again.
 import type { Core } from '../core.js';
-import { AppError, badRequest } from '../errors.js';
+import { AppError, badRequest, isConnectionError } from '../errors.js';
 import { RESOURCES, type Resource } from '../records/schemas.js';
 import { hostIdProblem, isResource } from '../records/validate.js';
 import { deleteRecord, putRecord } from './write.js';
@@ -20,7 +21,7 @@ export interface BatchOperation {
 
 export interface BatchResult {
   index: number;
-  status: 200 | 201 | 204 | 400 | 404 | 409;
+  status: 200 | 201 | 204 | 400 | 404 | 409 | 500;
   created?: boolean;
   changed?: boolean;
   error?: { code: string; detail: string; [extra: string]: unknown };
@@ -74,7 +75,24 @@ function parseOperation(raw: unknown): { op: 'put' | 'delete'; resource: Resourc
   return { op, resource, id: n as number, data };
 }
 
-/** Runs one operation; input errors become its result, anything else (a lost database) fails the request. */
+/** An operation's own 4xx as its result, `data.` in front of a record field so the bridge knows what to fix. */
+function inputError(err: AppError, index: number): BatchResult {
+  const extra = { ...err.extra };
+  let detail = err.detail;
+  if (err.code !== 'invalid_operation' && typeof extra.field === 'string') {
+    const field = extra.field === '(body)' ? 'data' : `data.${extra.field}`;
+    if (detail.startsWith(extra.field)) detail = field + detail.slice(extra.field.length);
+    extra.field = field;
+  }
+  return { index, status: err.status as BatchResult['status'], error: { code: err.code, detail, ...extra } };
+}
+
+/**
+ * Runs one operation. What concerns it alone is its result: bad input (400), a demo record (409,
+ * src/host/demo-guard.ts), as on the single route, or a fault of ours its data ran into (500, logged; the single PUT
+ * would answer the same), so the operations after it still run. A lost database (or a 503) fails the request: the
+ * rest would fail too, and the bridge sends the same batch again.
+ */
 async function runOperation(core: Core, raw: unknown, index: number): Promise<BatchResult> {
   try {
     const { op, resource, id, data } = parseOperation(raw);
@@ -82,18 +100,11 @@ async function runOperation(core: Core, raw: unknown, index: number): Promise<Ba
     const { created, changed } = await putRecord(core, resource, id, data);
     return { index, status: created ? 201 : 200, created, changed };
   } catch (err) {
-    // A 409 (a demo record, src/host/demo-guard.ts) is the operation's own answer too, as on the single route.
-    if (!(err instanceof AppError) || (err.status !== 400 && err.status !== 409)) throw err;
-    if (err.status === 409) return { index, status: 409, error: { code: err.code, detail: err.detail } };
-    // `data.` in front of a record field, so the bridge knows which part of the operation to fix.
-    const extra = { ...err.extra };
-    let detail = err.detail;
-    if (err.code !== 'invalid_operation' && typeof extra.field === 'string') {
-      const field = extra.field === '(body)' ? 'data' : `data.${extra.field}`;
-      if (detail.startsWith(extra.field)) detail = field + detail.slice(extra.field.length);
-      extra.field = field;
-    }
-    return { index, status: 400, error: { code: err.code, detail, ...extra } };
+    if (err instanceof AppError && err.status >= 400 && err.status < 500) return inputError(err, index);
+    if (err instanceof AppError || isConnectionError(err)) throw err;
+    core.log.error({ err, index }, 'batch operation failed');
+    const detail = 'Something went wrong on our side with this operation; it has been logged.';
+    return { index, status: 500, error: { code: 'internal_error', detail } };
   }
 }
 

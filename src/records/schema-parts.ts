@@ -22,7 +22,12 @@ export const RecordId = Type.Integer({
 export const ASSIGNED_ID_MIN = 1_000_000_000_000_000;
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Text = (max = 500) => Type.String({ maxLength: max });
-export const Version = Type.String({ pattern: '^\\d+(\\.\\d+){0,2}$', description: 'Dotted version, e.g. 6.7.0' });
+// Compared with semver (normalize.ts), which takes a part of at most 16 digits that is a safe integer: 9 digits a
+// part (real ones have 1-4) keeps every accepted version comparable, so none can fail a write after validation.
+export const Version = Type.String({
+  pattern: '^\\d{1,9}(\\.\\d{1,9}){0,2}$',
+  description: 'Dotted version of 1 to 3 numbers of at most 9 digits each, e.g. 6.7.0',
+});
 
 // A plain JSON Schema `enum` (not a union of literals), so a bad value gets one error listing the choices.
 export const Enum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
