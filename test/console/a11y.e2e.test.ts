@@ -91,6 +91,7 @@ describe.runIf(await hasChromium())('the console with a keyboard and a screen re
       ['API Keys', 'API keys · Waypost', 'H2 API keys'],
       ['Logs', 'Webhook deliveries · Logs · Waypost', 'H2 Logs'],
       ['Alerts & retention', 'Alerts & retention · Waypost', 'H1 Alerts & retention'],
+      ['Account', 'Account · Waypost', 'H1 Account'],
       ['Webhooks & API', 'Webhooks · Waypost', 'H2 Webhooks'],
       ['Legacy ERP', 'Legacy ERP · Webhooks · Waypost', 'H2 Legacy ERP'],
     ];

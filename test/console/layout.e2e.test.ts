@@ -188,7 +188,7 @@ describe.runIf(await hasChromium())('the console for a new user, from 360 to 128
     expect(reports).toEqual(ok(reports));
   });
 
-  it('fits the webhook editor, the logs with the drawer open, keys and settings at every width', async () => {
+  it('fits the webhook editor, the logs with the drawer open, keys, settings and account at every width', async () => {
     const pages = {
       'webhook-new': '#/webhooks/new',
       'webhook-edit': `#/webhooks/${ids.erp}`,
@@ -198,6 +198,7 @@ describe.runIf(await hasChromium())('the console for a new user, from 360 to 128
       'logs-usage': '#/logs?view=usage',
       keys: '#/keys',
       settings: '#/settings',
+      account: '#/account',
     };
     const all: LayoutReport[] = [];
     for (const [name, hash] of Object.entries(pages)) {

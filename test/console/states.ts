@@ -6,7 +6,7 @@ import type { Waypost } from '../../src/sdk.js';
 import { completeSetup, issueSetupToken, setupLink, setupRequired } from '../../src/admin/setup.js';
 import { createApiKey } from '../../src/api/keys.js';
 import { createWebhook, listWebhooks } from '../../src/webhooks/manage.js';
-import { testWaypost } from '../helpers/waypost.js';
+import { HOST_AUTH, testWaypost } from '../helpers/waypost.js';
 import { buildConsole, launchChromium } from './browser.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -190,6 +190,19 @@ export async function walkStates(env: ConsoleEnv, page: Page, visit: (state: str
   await show('settings-errors');
   await page.getByLabel('Keep delivery logs for (days)').fill('30');
   await page.getByRole('button', { name: 'Save settings' }).click();
+
+  // WordPress asked to sign in as this password account and was refused: the owner sees it, and allows it.
+  const refused = await fetch(`${base}/host/v1/sign-in-links`, {
+    method: 'POST', headers: { ...HOST_AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: EMAIL, name: 'Olga Owner', wp_user_id: 1, site_url: 'https://shop.example.com' }),
+  });
+  if (refused.status !== 403) throw new Error(`a sign-in link for a password account answered ${refused.status}`);
+  await app('#/account');
+  await page.getByRole('button', { name: 'Allow WordPress user #1' }).waitFor();
+  await show('account-wordpress-request');
+  await page.getByRole('button', { name: 'Allow WordPress user #1' }).click();
+  await page.getByRole('button', { name: 'Stop WordPress sign-in' }).waitFor();
+  await show('account-wordpress-linked');
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();

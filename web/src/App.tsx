@@ -9,6 +9,7 @@ import { SetupPage } from './pages/SetupPage';
 import { Shell } from './pages/Shell';
 import { WebhooksApiPage } from './pages/WebhooksApiPage';
 import { SettingsPage } from './pages/SettingsPage';
+import { AccountPage } from './pages/AccountPage';
 
 type State = { status: 'loading' } | { status: 'signed-out' } | { status: 'signed-in'; email: string };
 
@@ -54,7 +55,8 @@ export function App() {
   };
   return (
     <Shell email={state.email} section={section} onSignedOut={signedOut}>
-      {section === 'settings' ? <SettingsPage /> : <WebhooksApiPage route={route} />}
+      {section === 'settings' ? <SettingsPage />
+        : section === 'account' ? <AccountPage /> : <WebhooksApiPage route={route} />}
     </Shell>
   );
 }

@@ -1,4 +1,5 @@
-// Hash routing (#/webhooks, #/keys, #/logs, #/settings, #/login, #/setup?token=…): the server serves one page.
+// Hash routing (#/webhooks, #/keys, #/logs, #/settings, #/account, #/login, #/setup?token=…): the server serves one
+// page.
 import { useEffect, useState } from 'react';
 
 export interface Route {

@@ -67,3 +67,18 @@ export interface SessionInfo {
   email: string | null;
   csrf_token: string | null;
 }
+
+/** GET /admin/api/account: the signed-in admin's account, and which WordPress user may sign in as it. */
+export interface WordPressUser {
+  site_url: string;
+  wp_user_id: number;
+}
+
+export interface Account {
+  email: string;
+  name: string | null;
+  /** "wordpress": made by WordPress's "Open Webhooks & API"; null: a password account (CLI or setup link). */
+  created_via: string | null;
+  wordpress_link: WordPressUser | null;
+  wordpress_link_request: (WordPressUser & { name: string | null; requested_at: string }) | null;
+}

@@ -15,7 +15,8 @@ export function Shell({ email, section, onSignedOut, children }: {
   };
   const main = useRef<HTMLElement>(null);
   useEffect(() => labelTableCells(main.current!), []);
-  const onSettings = section === 'settings';
+  const shown = section === 'settings' || section === 'account' ? section : 'webhooks';
+  const current = (name: string) => (shown === name ? 'page' : undefined);
   return (
     <div className="app">
       <a href="#main" className="skip-link"
@@ -30,8 +31,9 @@ export function Shell({ email, section, onSignedOut, children }: {
       <div className="layout">
         <nav className="sidenav" aria-label="Settings">
           <p className="sidenav-heading">Settings</p>
-          <a href="#/webhooks" aria-current={!onSettings ? 'page' : undefined}>Webhooks &amp; API</a>
-          <a href="#/settings" aria-current={onSettings ? 'page' : undefined}>Alerts &amp; retention</a>
+          <a href="#/webhooks" aria-current={current('webhooks')}>Webhooks &amp; API</a>
+          <a href="#/settings" aria-current={current('settings')}>Alerts &amp; retention</a>
+          <a href="#/account" aria-current={current('account')}>Account</a>
         </nav>
         <main id="main" ref={main} tabIndex={-1} className="content">{children}</main>
       </div>
