@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Core } from './core.js';
 import { redactUrl } from './log.js';
 import { installProblemHandler } from './http/problem.js';
+import { DEFAULT_BODY_LIMIT } from './http/body-limits.js';
 import { opsRoutes } from './http/ops.js';
 import { installHttpMetrics } from './http/metrics.js';
 import { hostRoutes } from './host/routes.js';
@@ -17,7 +18,8 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
     loggerInstance: core.log as FastifyBaseLogger,
     // We log one line per request ourselves, with credentials removed from the query string.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 1024 * 1024,
+    // Each scope sets its own (host: src/host/routes.ts; API: none is read); this one is the admin API's and ops'.
+    bodyLimit: DEFAULT_BODY_LIMIT,
   });
   app.addHook('onResponse', async (req, reply) => {
     const ms = Math.round(reply.elapsedTime);

@@ -7,6 +7,7 @@ import { apiRoot } from '../config.js';
 import type { Core } from '../core.js';
 import { AppError, notFound } from '../errors.js';
 import { sendProblem } from '../http/problem.js';
+import { scopeBodyLimit } from '../http/body-limits.js';
 import { API_RESOURCES, type ApiResource } from '../records/schemas.js';
 import { authenticate } from './auth.js';
 import { apiServices } from './install.js';
@@ -46,6 +47,8 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
   const services = apiServices(core);
 
   await app.register(async (api) => {
+    // Read-only: a body is never read (other methods are answered 405 below, before parsing).
+    scopeBodyLimit(api, 1024);
     api.setValidatorCompiler(apiValidatorCompiler);
     api.addSchema(ProblemSchema);
     for (const schema of Object.values(RECORD_SCHEMAS)) api.addSchema(schema);

@@ -10,10 +10,28 @@ import { hostIdProblem, isResource } from '../records/validate.js';
 import { deleteRecord, putRecord } from './write.js';
 import { hostTokenCheck } from './token.js';
 import { runBatch } from './batch.js';
+import { guardJsonBodies, scopeBodyLimit, type JsonShapeLimits } from '../http/body-limits.js';
 import { demoWarning } from './demo-guard.js';
 
-// 500 full bookings are more than the server's 1 MiB default; each record is still checked by its schema.
-const BATCH_BODY_LIMIT = 16 * 1024 * 1024;
+// What the host may send (README "Security"), sized from what the WordPress bridge really sends, measured with the
+// bridge's own mapper and wp_json_encode on the WP Travel Engine fixtures: a booking operation is 580-650 bytes and
+// 33 values; the largest is a review at the bridge's 20,000-character cap, 20,163 bytes (English text). 500 of those,
+// the largest batch, are 10.1 MB (9.6 MiB): 12 MiB leaves 25% over it. Parsed, such a batch takes 10 MB of the 160
+// MB heap `waypost serve` has (its text is read as a Buffer, outside the heap). Text in another script escapes to up
+// to 6 bytes a character (Cyrillic: 104 KB a review), so such reviews need smaller batches (the bridge sends 200).
+export const BATCH_BODY_LIMIT = 12 * 1024 * 1024;
+/** One record: ten times the largest real one (a 20,000-character review in Cyrillic is 104 KB once escaped). */
+export const RECORD_BODY_LIMIT = 1024 * 1024;
+/** Anything else under /host/v1: DELETE (no body), the sign-in-links request ({email, name}). */
+const HOST_BODY_LIMIT = 16 * 1024;
+/**
+ * The deepest record is a booking's line item, 8 levels down in a batch ({operations: [{data: {trips: [{line_items:
+ * [{…}]}]}}]}); 500 bookings of the fixtures are 16,500 values, 500 reviews 5,000. Both checked before parsing, so a
+ * body built to fill the heap (`[[],[],…]`, `[[[[…`) is refused for a pass over its bytes. The pass costs ~0.3 ms on
+ * the 10 MB batch of reviews (strings are skipped with indexOf; JSON.parse: 16-38 ms) and ~0.4 ms on 500 bookings
+ * (290 KB; JSON.parse: 1.5-4 ms), medians of 200 runs on a busy 2-core machine.
+ */
+export const HOST_JSON_LIMITS: JsonShapeLimits = { maxDepth: 10, maxValues: 250_000 };
 
 const Params = Type.Object({ resource: Type.String(), id: Type.String() });
 
@@ -40,6 +58,8 @@ export async function hostRoutes(app: FastifyInstance, opts: HostRoutesOptions):
   const { core } = opts;
   // No token is made here: `waypost serve` or `waypost host-token` makes it, the only places that can show it.
   const hostTokenValid = hostTokenCheck(core);
+  scopeBodyLimit(app, HOST_BODY_LIMIT);
+  guardJsonBodies(app, HOST_JSON_LIMITS);
 
   app.addHook('onRequest', async (req) => {
     const header = req.headers.authorization ?? '';
@@ -54,7 +74,7 @@ export async function hostRoutes(app: FastifyInstance, opts: HostRoutesOptions):
     if (!valid) throw unauthorized('invalid_host_token', 'The host token is not valid.');
   });
 
-  app.put('/:resource/:id', { schema: { params: Params } }, async (req, reply) => {
+  app.put('/:resource/:id', { schema: { params: Params }, bodyLimit: RECORD_BODY_LIMIT }, async (req, reply) => {
     const { resource, id } = parseParams(req);
     const result = await putRecord(core, resource, id, req.body);
     return reply
