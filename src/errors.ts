@@ -59,3 +59,21 @@ export function isConnectionError(err: unknown, depth = 0): boolean {
   if (Array.isArray(errors) && errors.some((e) => isConnectionError(e, depth + 1))) return true;
   return isConnectionError(cause, depth + 1);
 }
+
+// The errors of a connection that was open and then died (the backend was terminated or crashed, the socket was cut),
+// as opposed to one that could not be made (refused, timed out, too many) or SQLite's busy file: only these say a
+// fresh connection, made at once, is likely to work.
+// 57P01 admin_shutdown (pg_terminate_backend, a fast shutdown), 57P02 crash_shutdown, 08000/08003/08006/08007: the
+// connection failed or does not exist any more (08001 and 08004, a connection refused, are left out).
+const DROPPED_SQLSTATES = new Set(['57P01', '57P02', '08000', '08003', '08006', '08007']);
+const DROPPED_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+const DROPPED_MESSAGES = ['Connection terminated unexpectedly', 'Client has encountered a connection error'];
+
+/** Whether an error means an open database connection died under the request (see isConnectionError). */
+export function isDroppedConnection(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const { code, message, cause } = err as Partial<Record<'code' | 'message' | 'cause', unknown>>;
+  if (typeof code === 'string' && (DROPPED_SQLSTATES.has(code) || DROPPED_ERRNOS.has(code))) return true;
+  if (typeof message === 'string' && DROPPED_MESSAGES.some((m) => message.includes(m))) return true;
+  return isDroppedConnection(cause, depth + 1);
+}

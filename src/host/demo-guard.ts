@@ -3,12 +3,14 @@
 // update the demo's record (keeping its bookings, firing `*.updated` where the site expects `*.created`). So a host
 // write naming a demo record, as itself or as a record it points at (a booking's customer and trips, a payment's
 // booking, a review's or an enquiry's trip), is refused with a 409 until the demo is removed.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { conflict } from '../errors.js';
 import type { InputRecords, Resource } from '../records/schemas.js';
 import type { Database } from '../store/tables.js';
+import { readAgainIfDropped } from './locks.js';
 
 type Db = Kysely<Database>;
+const ANY_DEMO = sql`SELECT 1 FROM demo_records LIMIT 1`;
 export type RecordRef = readonly [Resource, number];
 
 export const REMOVE_DEMO_HINT = 'remove the demo with `npx waypost demo --remove` (run with this server\'s '
@@ -33,8 +35,11 @@ export function namedRecords(resource: Resource, id: number, input: InputRecords
   return refs;
 }
 
-/** Throws a 409 naming the first demo record among `refs` (one indexed read; none when the demo is absent). */
+/** Throws a 409 naming the first demo record among `refs`. */
 export async function refuseDemoRecords(db: Db, refs: readonly RecordRef[]): Promise<void> {
+  // Almost every database holds no demo: a fixed statement says so (SQLite: 17 µs, where building the lookup below
+  // costs 100 µs of a 1.3 ms write); on PostgreSQL either is one round trip.
+  if ((await ANY_DEMO.execute(db)).rows.length === 0) return;
   const held = await db.selectFrom('demo_records').select(['resource', 'id'])
     .where((eb) => eb.or(refs.map(([resource, id]) => eb.and([eb('resource', '=', resource), eb('id', '=', id)]))))
     .limit(1).executeTakeFirst();
@@ -55,7 +60,7 @@ export async function demoRecordCount(db: Db): Promise<number> {
 
 /** What the Host API's batch answer adds while the demo is here: its count and what to do (nothing without it). */
 export async function demoWarning(db: Db): Promise<{ demo_records?: number; warning?: string }> {
-  const n = await demoRecordCount(db);
+  const n = await readAgainIfDropped(() => demoRecordCount(db)); // as the batch's writes are (host/locks.ts)
   if (n === 0) return {};
   return {
     demo_records: n,

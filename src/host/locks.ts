@@ -2,8 +2,12 @@
 // both insert: unique violation), and a booking's `before` can miss a payment committed meanwhile. Each write
 // therefore first locks (src/store/locks.ts) everything it reads to derive its events (the record, its booking for a
 // payment, its customer or the customer's e-mail for a booking); after that its reads see every earlier writer's
-// commit, so concurrent writes come out as some serial order. SQLite writes are serial already.
+// commit, so concurrent writes come out as some serial order. SQLite writes are serial already. The retries of a write
+// (after a conflict, after a dropped connection) are here too.
+import type { Kysely } from 'kysely';
+import { isDroppedConnection } from '../errors.js';
 import type { InputRecords, Resource } from '../records/schemas.js';
+import type { Database } from '../store/tables.js';
 
 /** The lock names a write of `resource/id` with this input takes. */
 export function writeLockNames(resource: Resource, id: number, input: InputRecords[Resource] | null): string[] {
@@ -39,6 +43,67 @@ export async function retryOnConflict<T>(run: () => Promise<T>): Promise<T> {
       const code = (err as { code?: unknown }).code;
       if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+    }
+  }
+}
+
+// A pool holds at most this many connections (store/db.ts), so it can hand out at most as many that died while idle.
+const MAX_STALE_CONNECTIONS = 10;
+// A moment for the pool to hear of the other connections the same failover dropped, so the retry gets a live one.
+const DROP_RETRY_PAUSE_MS = 20;
+
+/**
+ * One write transaction, run again after a conflict (retryOnConflict) and once more when its database connection
+ * died before the answer (a failover, pg_terminate_backend): one such drop is invisible to the host; a second in a
+ * row is thrown (503 with Retry-After). A pooled connection found dead at BEGIN (it died while idle, nothing of the
+ * write ran) does not count: the write just takes another. The retry is safe whether or not the first attempt
+ * committed:
+ * - if the connection died before COMMIT was sent, PostgreSQL rolled the transaction back, so nothing happened;
+ * - if it died after (the COMMIT may or may not have been applied: we cannot know), the retry takes the same
+ *   advisory locks, so it waits for that transaction to end and reads its outcome. A PUT of the same content is then
+ *   a no-op (storedFor: nothing changed, no event), and a DELETE finds nothing: no event is fired twice.
+ * `cutOff` is what the cut-off attempt computed when its body had run to the end (so its COMMIT may have been
+ * applied), else null: the caller answers as that attempt would have and invalidates what it may have changed.
+ */
+export async function writeTransaction<T>(
+  db: Kysely<Database>,
+  body: (trx: Kysely<Database>) => Promise<T>,
+): Promise<{ done: T; cutOff: T | null }> {
+  let began = false;
+  let finished: { value: T } | null = null;
+  const attempt = () => retryOnConflict(() => db.transaction().execute(async (trx) => {
+    began = true;
+    finished = null;
+    const value = await body(trx);
+    finished = { value };
+    return value;
+  }));
+  let cutOff: { value: T } | null | undefined; // undefined: no attempt was cut off yet
+  for (let stale = 0; ; ) {
+    began = false;
+    try {
+      return { done: await attempt(), cutOff: cutOff?.value ?? null };
+    } catch (err) {
+      if (!isDroppedConnection(err)) throw err;
+      if (!began && stale++ < MAX_STALE_CONNECTIONS) continue;
+      if (cutOff !== undefined) throw err;
+      cutOff = finished;
+      await new Promise((r) => setTimeout(r, DROP_RETRY_PAUSE_MS));
+    }
+  }
+}
+
+/**
+ * A read the host's request depends on (its token, the batch's demo count), run again when its connection dropped:
+ * nothing was written, so it may run again at once, and a pooled connection found dead is no reason to fail.
+ */
+export async function readAgainIfDropped<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!isDroppedConnection(err) || attempt > MAX_STALE_CONNECTIONS) throw err;
+      if (attempt === 1) await new Promise((r) => setTimeout(r, DROP_RETRY_PAUSE_MS));
     }
   }
 }

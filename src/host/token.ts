@@ -6,6 +6,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Core } from '../core.js';
 import { conflict } from '../errors.js';
 import { createStoredToken, rotateStoredToken, storedTokenCheck } from '../tokens.js';
+import { readAgainIfDropped } from './locks.js';
 
 export const HOST_TOKEN_SETTING = 'host_token_hash';
 
@@ -34,7 +35,9 @@ export async function rotateHostToken(core: Core): Promise<string> {
 export function hostTokenCheck(core: Core): (presented: string) => Promise<boolean> {
   const fromEnv = core.config.hostToken;
   if (fromEnv) return async (presented) => tokenMatches(presented, fromEnv);
-  return storedTokenCheck(core, HOST_TOKEN_SETTING);
+  const check = storedTokenCheck(core, HOST_TOKEN_SETTING);
+  // Read on every request: a connection dropped under it must not turn the write it guards into a 503.
+  return (presented) => readAgainIfDropped(() => check(presented));
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

@@ -20,7 +20,7 @@ import {
 import { hostIdProblem, validateInput } from '../records/validate.js';
 import type { RecordChange } from './changes.js';
 import { lockNames } from '../store/locks.js';
-import { retryOnConflict, writeLockNames } from './locks.js';
+import { retryOnConflict, writeLockNames, writeTransaction } from './locks.js';
 import { namedRecords, refuseDemoRecords } from './demo-guard.js';
 
 type Db = Kysely<Database>;
@@ -47,15 +47,18 @@ export async function putRecord<R extends Resource>(
   const idProblem = hostIdProblem(id);
   if (idProblem) throw invalidParameter('id', idProblem);
   const input = validateInput(resource, body, id);
-  const { result, changes } = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
+  const { done: { result, changes }, cutOff } = await writeTransaction(core.db, async (trx) => {
     await lockNames(trx, writeLockNames(resource, id, input));
     await refuseDemoRecords(trx, namedRecords(resource, id, input));
     const changes: RecordChange[] = [];
     const result = await upsert(trx, core, resource, id, input, changes);
     await notifyListeners(trx, core, changes, options);
     return { result, changes };
-  }));
-  announce(core, changes);
+  });
+  announce(core, [...(cutOff?.changes ?? []), ...changes]);
+  // The attempt whose COMMIT was cut off wrote this very content if the retry found nothing to change: the host
+  // gets the answer that attempt would have given (201 for a new record), not a 200 caused by our own retry.
+  if (cutOff && !result.changed) return { ...result, created: cutOff.result.created, changed: cutOff.result.changed };
   return result;
 }
 
@@ -66,7 +69,7 @@ export async function deleteRecord(
   id: number,
   options: WriteOptions = {},
 ): Promise<boolean> {
-  const changes = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
+  const { done: changes, cutOff } = await writeTransaction(core.db, async (trx) => {
     await lockNames(trx, writeLockNames(resource, id, null));
     await refuseDemoRecords(trx, namedRecords(resource, id, null));
     const previous = await readStored(trx, resource, id);
@@ -80,9 +83,10 @@ export async function deleteRecord(
     const changes: RecordChange[] = [{ resource, id, before, after: null }];
     await notifyListeners(trx, core, changes, options);
     return changes;
-  }));
-  announce(core, changes);
-  return changes.length > 0;
+  });
+  announce(core, [...(cutOff ?? []), ...changes]);
+  // Found by the attempt whose COMMIT was cut off and gone now: that attempt removed it (a 204, not a 404).
+  return changes.length > 0 || (cutOff?.length ?? 0) > 0;
 }
 
 export interface PutManyOptions extends WriteOptions {
