@@ -13,6 +13,8 @@ import { freePort, hasChromium } from '../helpers/services.js';
 import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
 import { readStored } from '../../src/records/rows.js';
+import { setPassword } from '../../src/admin/accounts.js';
+import { allowRequestedWordPressUser } from './console-owner.js';
 import { buildConsole, launchChromium } from '../console/browser.js';
 import { CONSOLE_DIST } from '../../src/admin/console.js';
 import { BRIDGE_DIR, hasWordPress, startWordPress, type WordPress } from './wordpress.js';
@@ -47,6 +49,7 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
   const notice = () => page.locator('#waypost-notice');
   const check = (id: string) => page.locator(`tr[data-check="${id}"]`);
+  const wpUserId = async () => Number(await site.php(`echo get_user_by( 'login', '${ADMIN.login}' )->ID;`));
   /** The page's HTML as the server sent it (not only the DOM). */
   const rawHtml = async () => (await context.request.get(settingsUrl())).text();
 
@@ -220,8 +223,32 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
     expect(cookie).toBeDefined();
     const admin = await waypost.core.db.selectFrom('admins').selectAll().where('email', '=', ADMIN.email)
       .executeTakeFirst();
-    expect(admin).toMatchObject({ email: ADMIN.email, created_via: 'wordpress', name: ADMIN.name });
+    expect(admin).toMatchObject({ email: ADMIN.email, created_via: 'wordpress', name: ADMIN.name,
+      wp_site_url: site.url });
+    expect(Number(admin!.wp_user_id)).toBe(await wpUserId());
     await shot('07-console-signed-in');
+  });
+
+  it('"Open Webhooks & API" does not open a password account with the admin\'s e-mail until its owner allows it',
+    async () => {
+    // As if the Waypost owner had made this account with a password (`waypost admin create`), linked to nobody.
+    await waypost.core.db.updateTable('admins')
+      .set({ created_via: null, wp_site_url: null, wp_user_id: null }).where('email', '=', ADMIN.email).execute();
+    await setPassword(waypost.core, ADMIN.email, 'the owner password 1');
+    await page.goto(settingsUrl());
+    await page.getByRole('button', { name: 'Open Webhooks & API' }).click();
+    await expect.poll(() => notice().innerText(), W).toMatch(/account_not_linked[\s\S]*open Account/);
+    expect(page.url()).not.toContain(waypostUrl);
+
+    // The owner signs in with the password and allows the WordPress user the request named: this site's, this user.
+    expect(await allowRequestedWordPressUser(waypostUrl, ADMIN.email, 'the owner password 1'))
+      .toEqual({ site_url: site.url, wp_user_id: await wpUserId() });
+    await context.clearCookies({ domain: '127.0.0.1', path: '/admin' });
+    await page.goto(settingsUrl());
+    await page.getByRole('button', { name: 'Open Webhooks & API' }).click();
+    await page.waitForURL(`${waypostUrl}/admin/**`);
+    await page.getByRole('heading', { name: 'Webhooks & API' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Sign in' }).count()).toBe(0);
   });
 
   it('locks the fields when wp-config.php defines WAYPOST_URL and WAYPOST_HOST_TOKEN (they win), still never printing '
