@@ -27,8 +27,11 @@ export const toAdmin = (row: AdminRow): Admin => ({
   created_via: row.created_via,
 });
 
+/** One plain address (what normalizeEmail accepts): also the alert e-mail's check (src/admin/settings.ts). */
+export const isEmailAddress = (email: string) => EMAIL_RE.test(email) && email.length <= 254;
+
 export function normalizeEmail(email: unknown): string {
-  if (typeof email !== 'string' || !EMAIL_RE.test(email.trim()) || email.length > 254) {
+  if (typeof email !== 'string' || !isEmailAddress(email.trim()) || email.length > 254) {
     throw badRequest('invalid_email', 'Enter a valid e-mail address, like ops@example.com.', { field: 'email' });
   }
   return email.trim().toLowerCase();

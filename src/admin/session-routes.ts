@@ -41,6 +41,10 @@ export async function sessionRoutes(app: FastifyInstance, opts: { core: Core }):
     const email = req.body?.email?.trim() ?? '';
     const password = req.body?.password ?? '';
     if (!email) throw badRequest('missing_email', 'Enter your e-mail address.', { field: 'email' });
+    // No account's e-mail holds a control character, and PostgreSQL refuses a NUL in text (a 500 otherwise).
+    if (/[\u0000-\u001f]/.test(email)) {
+      throw badRequest('invalid_email', 'Enter a valid e-mail address, like ops@example.com.', { field: 'email' });
+    }
     if (!password) throw badRequest('missing_password', 'Enter your password.', { field: 'password' });
     const attempt = await beginLoginAttempt(core, req.ip, email);
     const admin = await verifyCredentials(core, email, password);

@@ -2,12 +2,11 @@
 // Readers (the alert sender, the retention pruner) use the effective values from here.
 import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
-import { firstAdminEmail } from './accounts.js';
+import { firstAdminEmail, isEmailAddress } from './accounts.js';
 
 export const ALERT_EMAIL_SETTING = 'alert_email';
 export const LOG_RETENTION_SETTING = 'log_retention_days';
 export const MAX_LOG_RETENTION_DAYS = 3650;
-const EMAIL_RE = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export interface AdminSettings {
   alert_email: string | null;
@@ -41,7 +40,8 @@ export async function updateAdminSettings(
   const writes: Array<{ name: string; value: string | null }> = [];
   if (input.alert_email !== undefined) {
     const email = input.alert_email === null ? '' : input.alert_email;
-    if (typeof email !== 'string' || (email.trim() !== '' && (!EMAIL_RE.test(email.trim()) || email.length > 254))) {
+    // One plain address: a comma would send each alert to a list, a NUL was a 500 on PostgreSQL.
+    if (typeof email !== 'string' || (email.trim() !== '' && (!isEmailAddress(email.trim()) || email.length > 254))) {
       throw badRequest('invalid_email',
         'Enter a valid e-mail address, like ops@example.com, or leave it empty to use the default.',
         { field: 'alert_email' });

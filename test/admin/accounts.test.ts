@@ -152,6 +152,8 @@ describe.each(DIALECTS)('admin accounts (%s)', (dialect) => {
 
     it.each([
       [{ alert_email: 'not an address' }, 'alert_email', 'invalid_email'],
+      [{ alert_email: 'alerts,other@example.com' }, 'alert_email', 'invalid_email'],
+      [{ alert_email: 'alerts\u0000@example.com' }, 'alert_email', 'invalid_email'],
       [{ log_retention_days: 0 }, 'log_retention_days', 'invalid_retention'],
       [{ log_retention_days: 3651 }, 'log_retention_days', 'invalid_retention'],
       [{ log_retention_days: 2.5 }, 'log_retention_days', 'invalid_retention'],

@@ -56,6 +56,15 @@ describe.each(DIALECTS)('admin sessions (%s)', (dialect) => {
     expect(res.json()).toMatchObject({ code: 'missing_password', field: 'password' });
   });
 
+  it('refuses an e-mail with a NUL or another control character as a 400 naming it (PostgreSQL: was a 500)',
+    async () => {
+      for (const email of ['ops\u0000@example.com', 'ops@example.com\u0000', 'ops@exa\nmple.com']) {
+        const res = await app.inject({ method: 'POST', url: '/admin/api/session', payload: { email, password: 'x' } });
+        expect(res.statusCode, JSON.stringify(email)).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'invalid_email', field: 'email' });
+      }
+    });
+
   it('lets a session read without CSRF but rejects a state change without the X-CSRF-Token header (403)', async () => {
     const s = await signIn(app);
     expect((await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } })).statusCode)
