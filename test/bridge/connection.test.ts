@@ -85,7 +85,7 @@ describe.skipIf(!available)('bridge connection', () => {
         'del' => Waypost_Bridge_Client::delete( 'trips', 19 ),
         'gone' => Waypost_Bridge_Client::delete( 'trips', 19 ),
         'bad' => Waypost_Bridge_Client::put( 'trips', 19, array( 'title' => 5 ) ),
-        'link' => Waypost_Bridge_Client::sign_in_link( 'admin@example.org', 'Admin' ),
+        'link' => Waypost_Bridge_Client::sign_in_link( 'admin@example.org', 'Admin', 3 ),
       ) );
     `));
     expect(out.put).toMatchObject({ status: 201, error: null, body: { created: true } });
