@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { CONSOLE_STAMP, consoleSourceHash } from './console-source.js';
 
 // src/build/ and dist/build/ are both two levels below the package root.
 const PACKAGE_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
@@ -55,5 +56,7 @@ export function precompressAll(): string[] {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const done = precompressAll();
+  // The source this build came from: the browser suites reuse the build while the source is unchanged.
+  if (existsSync(CONSOLE_DIST)) writeFileSync(CONSOLE_STAMP, consoleSourceHash());
   process.stdout.write(`precompressed ${done.length} files (brotli and gzip)\n`);
 }

@@ -11,6 +11,7 @@ import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
 import type { Waypost } from '../../src/sdk.js';
 import { PACKAGE_ROOT } from '../../src/admin/console.js';
 import { CONSOLE_DIST, precompressDir } from '../../src/build/precompress.js';
+import { CONSOLE_STAMP, consoleSourceHash } from '../../src/build/console-source.js';
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
@@ -18,24 +19,6 @@ export async function launchChromium(): Promise<Browser> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update'],
   });
-}
-
-const WEB = join(PACKAGE_ROOT, 'web');
-const STAMP = join(WEB, 'dist', '.source-hash');
-
-/** A hash of the console's source (everything in web/ but its build), to tell whether web/dist is current. */
-function sourceHash(): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      if (dir === WEB && (name === 'dist' || name === 'node_modules')) continue;
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else hash.update(path).update(readFileSync(path));
-    }
-  };
-  walk(WEB);
-  return hash.digest('hex');
 }
 
 /** Runs `fn` holding a lock shared by the test files running at once (a directory: mkdir is atomic). */
@@ -63,20 +46,21 @@ function withBuildLock(fn: () => void): void {
 }
 
 /**
- * Builds web/ into web/dist, so the test exercises the current console source as Waypost serves it. Test files
- * running at the same time build once: a second build would empty web/dist under the first file's browser.
+ * Builds web/ into web/dist, so the test exercises the current console source as Waypost serves it, unless
+ * web/dist was built from this very source (by `npm run build`, or a file before). Test files running at the same
+ * time build once: a second build would empty web/dist under the first file's browser.
  */
 export function buildConsole(): void {
   withBuildLock(() => {
-    const hash = sourceHash();
-    if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash) return;
+    const hash = consoleSourceHash();
+    if (existsSync(CONSOLE_STAMP) && readFileSync(CONSOLE_STAMP, 'utf8') === hash) return;
     const args = ['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'error'];
     // NODE_ENV=production as `npm run build` has it: under vitest (NODE_ENV=test) Vite would bundle React's dev build.
     const env = { ...process.env, NODE_ENV: 'production' };
     const res = spawnSync(process.execPath, args, { cwd: PACKAGE_ROOT, encoding: 'utf8', env });
     if (res.status !== 0) throw new Error(`console build failed:\n${res.stdout}\n${res.stderr}`);
     precompressDir(CONSOLE_DIST); // as `npm run build` leaves it: suites that read the .br/.gz files share this build
-    writeFileSync(STAMP, hash);
+    writeFileSync(CONSOLE_STAMP, hash);
   });
 }
 
