@@ -9,7 +9,6 @@ import type { ApiResource } from '../records/schemas.js';
 import { invalidParameter } from '../errors.js';
 import type { ListSql } from '../store/list-sql.js';
 import type { ListQuery } from './schemas.js';
-import type { SearchLead } from './search-anchor.js';
 
 export type Driver = 'none' | 'status' | 'customer_id' | 'email' | 'booking_id' | 'trip_id' | 'search';
 
@@ -55,6 +54,22 @@ const INDEXES: Record<ApiResource, Partial<Record<Driver, Record<string, string 
 };
 
 const PRECEDENCE: Driver[] = ['customer_id', 'email', 'booking_id', 'trip_id', 'search', 'status'];
+
+/** How a search leads its list (`Filters.searchLead`), from a probe of its index (search-anchor.ts). */
+export type SearchLead =
+  /** The records (at most the bound) holding the search, or the rarest piece of a long one (`exact` false: each is
+   * checked for the whole search). None: the search matches nothing. */
+  | { ids: number[]; exact: boolean }
+  /**
+   * More records than the bound hold the whole search: the list walks the id order and has no total (at most
+   * SEARCH_WALK records where the index hands over all its matches at once, then the index: below).
+   */
+  | 'common'
+  /**
+   * As 'common', without a probe: from the planner's estimate (PostgreSQL), or a probe's finding of the last minute
+   * (both databases). A walk that comes up short then asks for one.
+   */
+  | 'guessed';
 
 /** The filters a query gives, normalised (the values the SQL compares with). */
 export interface Filters {

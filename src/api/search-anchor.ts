@@ -11,7 +11,7 @@
 import type { Core } from '../core.js';
 import type { ApiResource } from '../records/schemas.js';
 import { readRows } from '../store/read.js';
-import { searchCandidates } from './list-plan.js';
+import { searchCandidates, type SearchLead } from './list-plan.js';
 
 /** Characters per piece: four trigrams. */
 const PIECE = 6;
@@ -33,22 +33,6 @@ export function searchPieces(needle: string): string[] {
   const starts = new Set(Array.from({ length: count }, (_, i) => Math.round((i * span) / (count - 1))));
   return [...new Set([...starts].map((at) => needle.slice(at, at + PIECE)))];
 }
-
-/** How a search leads its list (list-plan.ts `Filters.searchLead`). */
-export type SearchLead =
-  /** The records (at most the bound) holding the search, or the rarest piece of a long one (`exact` false: each is
-   * checked for the whole search). None: the search matches nothing. */
-  | { ids: number[]; exact: boolean }
-  /**
-   * More records than the bound hold the whole search: the list walks the id order and has no total (at most
-   * SEARCH_WALK records where the index hands over all its matches at once, then the index: list-plan.ts).
-   */
-  | 'common'
-  /**
-   * As 'common', without a probe: from the planner's estimate (PostgreSQL), or a probe's finding of the last minute
-   * (both databases). A walk that comes up short then asks for one.
-   */
-  | 'guessed';
 
 /** An estimate this many times the bound makes a search 'guessed' (a stale estimate costs one bounded walk). */
 const GUESS_MARGIN = 10;

@@ -12,7 +12,6 @@ import { hostIdProblem } from '../records/validate.js';
 import { nextAssignedId, SEARCHABLE, searchIndexStatements, type Searchable }
   from '../store/dialect.js';
 import { lockNames } from '../store/locks.js';
-import type { SqliteWriter } from '../store/sqlite-writer.js';
 import type { Database } from '../store/tables.js';
 import { storedFor } from './draft.js';
 import { rowsStatement } from '../store/rows-statement.js';
@@ -68,32 +67,6 @@ export async function putBatch(
 export function announce(core: Core, resources: Resource[]): void {
   if (resources.length) {
     core.bus.emit('records.changed', [...new Set([...resources, ...affectedApiResources(resources)])]);
-  }
-}
-
-/**
- * SQLite's import pipeline: the main thread reads, decides and compiles batch N + 1 while the writer thread
- * (src/store/sqlite-writer.ts) commits batch N, so parsing and SQLite's work run on two cores. A batch is sent only
- * after the one before it committed (a failed batch must stop the import before anything after it is written), and
- * is decided against the batch still in flight (its records as they will be), not only against what is committed.
- */
-export class SqlitePipeline {
-  private inflight: Batch | null = null;
-
-  constructor(private readonly core: Core, private readonly writer: SqliteWriter) {}
-
-  /** Reads and decides a batch (nothing written yet). */
-  async prepare(items: BulkItem[]): Promise<{ batch: Batch; outcomes: BulkOutcome[] }> {
-    const batch = new Batch(this.core.db, iso(this.core.clock.now()), this.inflight);
-    return { batch, outcomes: await batch.decide(items) };
-  }
-
-  /** Commits a prepared batch and `extra` statements in one transaction on the writer thread. */
-  async commit(batch: Batch, extra: CompiledQuery[]): Promise<void> {
-    this.inflight = batch;
-    const steps = [...batch.statements(), ...extra].map((q) => ({ sql: q.sql, parameters: q.parameters }));
-    await this.writer.transaction(steps);
-    announce(this.core, batch.resources());
   }
 }
 

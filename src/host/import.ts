@@ -13,8 +13,8 @@ import { iso } from '../records/normalize.js';
 import type { InputRecords, Resource } from '../records/schemas.js';
 import { hostIdProblem, validateInput } from '../records/validate.js';
 import type { Database } from '../store/tables.js';
-import { putBatch, SqlitePipeline } from './bulk.js';
-import { PgPipeline } from './pg-pipeline.js';
+import { putBatch } from './bulk.js';
+import { ImportPipeline } from './pipeline.js';
 import { beginBulkLoad, finishBulkLoad, pendingBulkLoad, shouldBulkLoad } from './bulk-load.js';
 import { demoRecordCount, REMOVE_DEMO_HINT } from './demo-guard.js';
 
@@ -188,18 +188,14 @@ export async function importFile(core: Core, path: string, options: ImportOption
   const bulk = summary.bulkLoad = pending || (options.bulkLoad ?? await shouldBulkLoad(core, size));
   if (bulk) await beginBulkLoad(core);
 
-  // SQLite with a writer thread: batch N + 1 is read and decided here while the thread commits batch N.
+  // Batch N + 1 is read and decided here while the store writes batch N (pipeline.ts), where it has a second
+  // connection to write with (SQLite's writer thread, PostgreSQL's pool); else each batch is written in turn.
   // (Set up before the file is opened: readline starts reading at once, and lines read before the loop are lost.)
-  // PostgreSQL: batch N + 1 is read and decided here while the server writes batch N (pg-pipeline.ts).
-  const pgPipeline = core.store.pg ? await PgPipeline.open(core) : null;
-  const sqlitePipeline = core.store.writer ? new SqlitePipeline(core, core.store.writer) : null;
-  const pipeline = sqlitePipeline ?? pgPipeline;
   let inFlight: Promise<void> | null = null;
   const cacheKib = IMPORT_CACHE_KIB[bulk ? 'bulk' : 'rows'];
-  const pragma = { sql: `PRAGMA cache_size = -${cacheKib}`, parameters: [] };
-  if (sqlitePipeline) await core.store.writer!.transaction([pragma]);
-  // With the writer thread, only its cache matters.
-  const restoreCache = sqlitePipeline ? () => {} : core.store.sql.importCache(cacheKib);
+  const pipeline = await ImportPipeline.open(core, cacheKib);
+  // A pipeline writes with its own connection's cache (SQLite's writer thread; PostgreSQL has none to set).
+  const restoreCache = pipeline ? () => {} : core.store.sql.importCache(cacheKib);
   const stream = createReadStream(summary.file);
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
   let batch: Array<ImportItem & { line: number }> = [];
@@ -286,7 +282,7 @@ export async function importFile(core: Core, path: string, options: ImportOption
     reader.close();
     stream.destroy();
     restoreCache();
-    pgPipeline?.close();
+    pipeline?.close();
   }
   return summary;
 }

@@ -1,4 +1,4 @@
-// PostgreSQL parts of the importer's batch write (src/host/bulk.ts, pg-pipeline.ts; bulk-schema.ts names them): few
+// PostgreSQL parts of the importer's batch write (src/host/bulk.ts, import-writes.ts; bulk-schema.ts names them): few
 // round trips per batch. Each statement waits for the server in turn: ten-odd per batch cost more than their work.
 import { CompiledQuery, type Kysely } from 'kysely';
 import { lockKeys } from './locks.js';

@@ -45,7 +45,7 @@ export interface BulkSql {
 /**
  * Lines per transaction. PostgreSQL's batches take an advisory lock per record they touch (src/host/locks.ts), and
  * its shared lock table holds about 6,400 by default: 500 lines take at most 1,500, and the import holds two
- * batches' locks at a time (src/host/pg-pipeline.ts).
+ * batches' locks at a time (import-writes.ts).
  */
 export const DEFAULT_BATCH_SIZE = { sqlite: 2000, postgres: 500 } as const;
 

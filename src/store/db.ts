@@ -10,13 +10,20 @@ import { SqliteWriter } from './sqlite-writer.js';
 import { postgresBulk, sqliteBulk, type BulkSql } from './bulk-schema.js';
 import { sqliteChanges, type ChangeSource } from './data-version.js';
 import { LIST_SQL, type ListSql } from './list-sql.js';
-
-export type DialectName = 'sqlite' | 'postgres';
+import type { DialectName } from './dialect.js';
+import {
+  pgImportWrites, sqliteImportWrites, type ImportWrites, type ImportWritesOptions,
+} from './import-writes.js';
 
 /** What differs between the databases, behind one interface: list-sql.ts, bulk-schema.ts, data-version.ts. */
 export interface DialectSql extends ListSql, BulkSql {
   /** What tells of other connections' commits (null: nothing does). */
   changeSource(countersSql: string): ChangeSource | null;
+  /**
+   * How an import writes batch N while it decides batch N + 1 (import-writes.ts: SQLite's writer thread, PostgreSQL's
+   * lock session and pool); null where there is no second connection (SQLite in memory: each batch in turn).
+   */
+  importWrites(options: ImportWritesOptions): Promise<ImportWrites | null>;
 }
 
 export interface Store {
@@ -127,7 +134,10 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       await db.destroy();
     };
     const statement = (sqlText: string) => connection.prepare(sqlText);
-    const dialectSql = { ...LIST_SQL.sqlite, ...sqliteBulk(sqlite), changeSource: sqliteChanges(sqlite) };
+    const dialectSql = {
+      ...LIST_SQL.sqlite, ...sqliteBulk(sqlite), changeSource: sqliteChanges(sqlite),
+      importWrites: writer ? sqliteImportWrites(writer) : async () => null,
+    };
     return { db, dialect: 'sqlite', sql: dialectSql, url, close, sqlite, statement, writer };
   }
   // keepAlive and a connect timeout: a server that vanished without closing its sockets (a network cut, a failover
@@ -137,7 +147,9 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   const ordered = (): pg.Pool => (orderedPool ??= pgPool(withSessionOption(url, 'enable_sort=off'), 1));
   const pools: PgPools = { main: pool, ordered };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const dialectSql = { ...LIST_SQL.postgres, ...postgresBulk, changeSource: () => null };
+  const dialectSql = {
+    ...LIST_SQL.postgres, ...postgresBulk, changeSource: () => null, importWrites: pgImportWrites(db, pool),
+  };
   const close = async () => {
     await orderedPool?.end();
     await db.destroy();

@@ -1,6 +1,8 @@
 // The few places where SQLite and PostgreSQL differ, in one file.
 import { sql, SqliteAdapter, type CompiledQuery, type Kysely } from 'kysely';
-import type { DialectName } from './db.js';
+
+/** The databases Waypost runs on (`Store.dialect`, for reports; code that needs a difference calls `store.sql`). */
+export type DialectName = 'sqlite' | 'postgres';
 
 export function dialectOf(db: Kysely<any>): DialectName {
   return db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres';

@@ -2,7 +2,7 @@
 // index to walk (its planner guesses wrong on skewed data) and searches an FTS5 trigram table; PostgreSQL plans from
 // statistics and searches the column with pg_trgm's GIN index behind LIKE.
 import { sql, type RawBuilder } from 'kysely';
-import type { DialectName } from './db.js';
+import type { DialectName } from './dialect.js';
 
 /** FROM clause of a list: the table (or index table `k`) the rows come from, and the id and sort columns' table. */
 export interface ListSource {

@@ -1,12 +1,13 @@
-// PostgreSQL's import pipeline (src/host/pg-pipeline.ts) decides a batch before it writes it, and meanwhile the
-// server may write too. Its session-level locks must still make a host write to a record the batch holds wait until
-// the batch committed, and then see it: the same outcome as if the two had run one after the other.
+// PostgreSQL's import pipeline (src/host/pipeline.ts, src/store/import-writes.ts) decides a batch before it writes
+// it, and meanwhile the server may write too. Its session-level locks must still make a host write to a record the
+// batch holds wait until the batch committed, and then see it: the same outcome as if the two had run one after the
+// other.
 import { afterEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { DIALECTS } from '../helpers/db.js';
 import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
-import { PgPipeline } from '../../src/host/pg-pipeline.js';
+import { ImportPipeline } from '../../src/host/pipeline.js';
 import { putRecord } from '../../src/host/write.js';
 import { validateInput } from '../../src/records/validate.js';
 import { manualClock } from '../helpers/clock.js';
@@ -22,7 +23,7 @@ describe.skipIf(!postgres)('the PostgreSQL import pipeline and a concurrent host
   it('a host write to a record a decided batch holds waits for its commit, then updates what it wrote', async () => {
     const wp = await testWaypost({ dialect: 'postgres', clock: manualClock(Date.parse('2026-03-01T10:00:00Z')) });
     open.push(wp);
-    const pipeline = await PgPipeline.open(wp.core);
+    const pipeline = (await ImportPipeline.open(wp.core, 16_384))!;
     try {
       const input = validateInput('customers', { email: 'ana@example.com', first_name: 'Ana' });
       const { batch, outcomes } = await pipeline.prepare([{ resource: 'customers', id: 3, input }]);
@@ -48,7 +49,7 @@ describe.skipIf(!postgres)('the PostgreSQL import pipeline and a concurrent host
   it('a batch whose lock session ended is not written (its locks went with the session)', async () => {
     const wp = await testWaypost({ dialect: 'postgres' });
     open.push(wp);
-    const pipeline = await PgPipeline.open(wp.core);
+    const pipeline = (await ImportPipeline.open(wp.core, 16_384))!;
     try {
       const input = validateInput('customers', { email: 'rui@example.com', first_name: 'Rui' });
       const { batch } = await pipeline.prepare([{ resource: 'customers', id: 4, input }]);

@@ -1,7 +1,7 @@
 // The layout rules (docs/ARCHITECTURE.md): the folders of src/ import one another as a DAG (src/store/tables.ts's
-// type-only imports of the capabilities' tables.ts are the one exception), no source file in src/, web/src/, bench/
-// or test/ is over 300 lines or has a line over 120 characters, and only src/store/ and the delivery queue ask which
-// database they run on.
+// type-only imports of the capabilities' tables.ts are the one exception), no file of src/ imports itself through
+// others (type-only imports included), no source file in src/, web/src/, bench/ or test/ is over 300 lines or has a
+// line over 120 characters, and only src/store/ and the delivery queue ask which database they run on.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,51 @@ function folderImports(): Edge[] {
       return to !== from && FOLDERS.includes(to) ? [{ from, to, file: relative(SRC, file), line }] : [];
     });
   });
+}
+
+/** Every import of a file of src/ by another (`from '…'`, `import '…'`, `import('…')`; type-only ones too). */
+function fileGraph(): Map<string, Set<string>> {
+  const all = files(SRC, /\.tsx?$/);
+  const known = new Set(all);
+  const target = (file: string, spec: string) => {
+    const base = resolve(dirname(file), spec).replace(/\.js$/, '');
+    return [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((path) => known.has(path));
+  };
+  return new Map(all.map((file) => {
+    const specs = [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map((m) => m[1]);
+    const to = specs.map((spec) => target(file, spec)).filter((path): path is string => path !== undefined);
+    return [relative(SRC, file), new Set(to.map((path) => relative(SRC, path)))];
+  }));
+}
+
+/**
+ * The circles of a graph: each strongly connected component of more than one node (or a node importing itself),
+ * its nodes sorted (Tarjan's algorithm: linear, where listing every cycle of a file graph could take exponential
+ * time).
+ */
+function circles(graph: Map<string, Set<string>>): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do component.push(member = stack.pop()!); while (member !== node);
+    if (component.length > 1 || graph.get(node)?.has(node)) found.push(component.sort().join(' ⇄ '));
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found.sort();
 }
 
 /** The store's one exception: its Database type is the sum of the capabilities' table types. */
@@ -80,6 +125,12 @@ describe('layout', () => {
     expect(cycles(new Map([['a', new Set(['b'])], ['b', new Set(['a'])]]))).toEqual(['a → b → a']);
   });
 
+  it('the circle finder sees a circle of files, and one of a file with itself', () => {
+    const graph = new Map([['a.ts', new Set(['b.ts'])], ['b.ts', new Set(['c.ts'])], ['c.ts', new Set(['a.ts'])],
+      ['d.ts', new Set(['d.ts', 'a.ts'])], ['e.ts', new Set(['a.ts'])]]);
+    expect(circles(graph)).toEqual(['a.ts ⇄ b.ts ⇄ c.ts', 'd.ts']);
+  });
+
   it('sees every capability folder and the store', () => {
     const expected = ['admin', 'alerts', 'api', 'cli', 'demo', 'host', 'http', 'records', 'store', 'webhooks'];
     expect(FOLDERS).toEqual(expect.arrayContaining(expected));
@@ -87,6 +138,12 @@ describe('layout', () => {
 
   it('has no import cycle between the folders of src/', () => {
     expect(cycles(folderGraph())).toEqual([]);
+  });
+
+  it('has no import circle between the files of src/, type-only imports included', () => {
+    const graph = fileGraph();
+    expect(graph.get('api/list.ts')).toContain('core.ts'); // it reads the imports
+    expect(circles(graph)).toEqual([]);
   });
 
   it('lets the store import capabilities only for the table types of src/store/tables.ts', () => {
@@ -115,9 +172,13 @@ describe('layout', () => {
   });
 
   it('asks which database it runs on only in src/store/ and src/webhooks/delivery/queue/', () => {
+    // The store answers what differs (`core.store.sql`). The delivery queue is the one exception: its two backends
+    // (queue/sqlite.ts, queue/postgres.ts) are whole implementations of its seam, picked once in queue/index.ts, and
+    // run on the store's connections themselves (SQLite's writer thread, PostgreSQL's pools).
     const owners = [join(SRC, 'store'), join(SRC, 'webhooks/delivery/queue')];
-    // Comparing the dialect's name, or reaching for the SQLite connection, is a fork; reporting the name is not.
-    const fork = /dialect\s*[!=]==|store\.sqlite\b|dialectOf\(/;
+    // Comparing the dialect's name, or testing for one database's connection (the SQLite connection or its writer
+    // thread, the PostgreSQL pools), is a fork; reporting the name is not.
+    const fork = /dialect\s*[!=]==|store\.(sqlite|writer|pg)\b|dialectOf\(/;
     const outside = files(SRC).filter((file) => !owners.some((dir) => file.startsWith(dir + '/')));
     const forks = outside.flatMap((file) => readFileSync(file, 'utf8').split('\n')
       .flatMap((line, i) => (fork.test(line) ? [`${relative(SRC, file)}:${i + 1}`] : [])));
