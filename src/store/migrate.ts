@@ -1,5 +1,5 @@
 // Versioned migrations, run by `waypost migrate` and on every start. Migrations are frozen once released.
-import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { Migrator, sql, type DatabaseIntrospector, type Kysely, type Migration } from 'kysely';
 import { dialectOf } from './dialect.js';
 import * as m0001 from './migrations/0001_records.js';
 import * as m0002 from './migrations/0002_webhooks.js';
@@ -59,9 +59,35 @@ export async function migrate(db: Kysely<any>): Promise<string[]> {
     ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema
     : undefined;
   const migrator = new Migrator({
-    db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema: schema,
+    db: schema ? seeingOnly(db, schema) : db, provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableSchema: schema,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Kysely's Migrator looks for its two bookkeeping tables by listing every table, with its columns, of every schema
+ * on the server, four times per run. On a PostgreSQL database with many schemas (a test server keeps one per test:
+ * 550 schemas, 90,000 catalog rows) that took 6-7 s per start instead of under one. This hands it an introspector
+ * that sees only the schema being migrated, which is all it asks about.
+ */
+function seeingOnly(db: Kysely<any>, schema: string): Kysely<any> {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () => (await sql<{ name: string }>`
+      SELECT nspname AS name FROM pg_namespace WHERE nspname = ${schema}`.execute(db)).rows,
+    getTables: async () => (await sql<{ name: string }>`
+      SELECT tablename AS name FROM pg_tables WHERE schemaname = ${schema}`.execute(db)).rows
+      .map(({ name }) => ({ name, schema, isView: false, columns: [] })),
+    getMetadata: async () => ({ tables: await introspection.getTables() }),
+  };
+  // Kysely keeps its state in private fields, so every other member is the real instance's, bound to it.
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
