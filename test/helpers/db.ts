@@ -14,7 +14,8 @@ export async function freshDatabaseUrl(dialect: TestDialect): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'waypost-test-'));
     return `sqlite:${join(dir, 'waypost.db')}`;
   }
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  // Named by the run (test/helpers/global-setup.ts drops its schemas at the end); `x` outside vitest (benchmarks).
+  const schema = `t_${process.env.WAYPOST_TEST_RUN ?? 'x'}_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {
