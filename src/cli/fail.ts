@@ -53,12 +53,12 @@ export function describeFailure(err: unknown): Failure {
   return { code: 'internal_error', message: `unexpected error: ${e.message}`, exitCode: 1, stack: stack || undefined };
 }
 
-/** Prints the failure on stderr and returns its exit code. */
-export function reportFailure(err: unknown, json: boolean): number {
+/** Prints the failure on `stderr` and returns its exit code. */
+export function reportFailure(err: unknown, json: boolean, stderr: NodeJS.WritableStream): number {
   const f = describeFailure(err);
   if (err instanceof CommanderError && !json) return f.exitCode; // commander has printed it, with the usage
-  if (json) process.stderr.write(`${JSON.stringify({ error: { code: f.code, message: f.message } })}\n`);
-  else process.stderr.write(`waypost: ${f.message}\n${f.stack ? `${f.stack}\n` : ''}`);
+  if (json) stderr.write(`${JSON.stringify({ error: { code: f.code, message: f.message } })}\n`);
+  else stderr.write(`waypost: ${f.message}\n${f.stack ? `${f.stack}\n` : ''}`);
   return f.exitCode;
 }
 

@@ -1,17 +1,18 @@
 // `waypost admin create --email E [--password P]` (prompts, hidden, when no --password), `waypost admin list`,
 // `waypost admin password` and `waypost admin token [--rotate]` (shown once: only its hash is stored).
+import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { createAdmin, listAdmins, PASSWORD_MIN_LENGTH, setPassword } from '../../admin/accounts.js';
 import { notFound } from '../../errors.js';
 import { ensureAdminToken, rotateAdminToken } from '../../admin/token.js';
-import { output, withWaypost } from '../context.js';
+import type { Cli, CliIo } from '../context.js';
 import { CliError } from '../fail.js';
 import { table } from '../table.js';
 import { printToken } from './host-token.js';
 
 /** Reads a line from the terminal without echoing it. */
-function promptHidden(question: string): Promise<string> {
-  const stdin = process.stdin;
+function promptHidden(io: CliIo, question: string): Promise<string> {
+  const stdin: NonNullable<CliIo['stdin']> = io.stdin ?? Readable.from([]); // none: read nothing, as /dev/null
   if (!stdin.isTTY) {
     // Piped input (e.g. `echo pw | waypost admin create …`): read the first line.
     return new Promise((resolve) => {
@@ -21,24 +22,24 @@ function promptHidden(question: string): Promise<string> {
       stdin.on('end', () => resolve(data.split(/\r?\n/)[0] ?? ''));
     });
   }
-  process.stderr.write(question);
+  io.stderr.write(question);
   return new Promise((resolve, reject) => {
     let value = '';
-    stdin.setRawMode(true);
+    stdin.setRawMode?.(true);
     stdin.resume();
     stdin.setEncoding('utf8');
     const onData = (chunk: string) => {
       for (const ch of chunk) {
         if (ch === '\r' || ch === '\n' || ch === '\u0004') {
-          stdin.setRawMode(false);
+          stdin.setRawMode?.(false);
           stdin.pause();
           stdin.off('data', onData);
-          process.stderr.write('\n');
+          io.stderr.write('\n');
           resolve(value);
           return;
         }
         if (ch === '\u0003') {
-          stdin.setRawMode(false);
+          stdin.setRawMode?.(false);
           reject(new CliError('cancelled', 'cancelled', 130));
           return;
         }
@@ -51,16 +52,16 @@ function promptHidden(question: string): Promise<string> {
 }
 
 /** The --password value, or one typed twice at a terminal (hidden), or the first line of piped input. */
-async function passwordFrom(option: string | undefined): Promise<string> {
+async function passwordFrom(io: CliIo, option: string | undefined): Promise<string> {
   if (option !== undefined) return option;
-  const password = await promptHidden('Password: ');
-  if (process.stdin.isTTY && (await promptHidden('Repeat password: ')) !== password) {
+  const password = await promptHidden(io, 'Password: ');
+  if (io.stdin?.isTTY && (await promptHidden(io, 'Repeat password: ')) !== password) {
     throw new CliError('passwords_differ', 'the passwords do not match; nothing was changed');
   }
   return password;
 }
 
-export function registerAdmin(program: Command): void {
+export function registerAdmin(program: Command, cli: Cli): void {
   const admin = program.command('admin').description('Console accounts and the admin token for automation');
 
   admin.command('create')
@@ -70,10 +71,10 @@ export function registerAdmin(program: Command): void {
       `the password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
     .option('--json', 'machine-readable output')
     .action(async (opts: { email: string; password?: string; json?: boolean }) => {
-      const password = await passwordFrom(opts.password);
-      await withWaypost(async (wp) => {
+      const password = await passwordFrom(cli.io, opts.password);
+      await cli.withWaypost(async (wp) => {
         const created = await createAdmin(wp.core, opts.email, password);
-        output(opts.json, created, () => `Created admin ${created.email}. Sign in at ${wp.config.baseUrl}/admin/`);
+        cli.output(opts.json, created, () => `Created admin ${created.email}. Sign in at ${wp.config.baseUrl}/admin/`);
       });
     });
 
@@ -81,9 +82,9 @@ export function registerAdmin(program: Command): void {
     .description('List console admin accounts (passwords are never shown)')
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const admins = await listAdmins(wp.core.db);
-        output(opts.json, admins, () => table(
+        cli.output(opts.json, admins, () => table(
           ['ID', 'E-MAIL', 'CREATED', 'LAST SIGN-IN', 'MADE BY'],
           admins.map((a) => [a.id, a.email, a.created_at, a.last_login_at ?? 'never', a.created_via ?? 'password']),
           'No admin accounts yet. Create one with `waypost admin create --email you@example.com`.',
@@ -98,11 +99,11 @@ export function registerAdmin(program: Command): void {
       `the new password (at least ${PASSWORD_MIN_LENGTH} characters); prompted for, hidden, when omitted`)
     .option('--json', 'machine-readable output')
     .action(async (opts: { email: string; password?: string; json?: boolean }) => {
-      const password = await passwordFrom(opts.password);
-      await withWaypost(async (wp) => {
+      const password = await passwordFrom(cli.io, opts.password);
+      await cli.withWaypost(async (wp) => {
         if (!(await setPassword(wp.core, opts.email, password))) throw notFound(`The admin ${opts.email}`);
         const email = opts.email.trim().toLowerCase();
-        output(opts.json, { email, password_changed: true, sessions_ended: true },
+        cli.output(opts.json, { email, password_changed: true, sessions_ended: true },
           () => `Password changed for ${email}; their sessions were ended.`);
       });
     });
@@ -112,10 +113,10 @@ export function registerAdmin(program: Command): void {
     .option('--rotate', 'make a new token and print it once; the current one stops working at once')
     .option('--json', 'machine-readable output: {token, status}, token null when it cannot be shown')
     .action(async (opts: { rotate?: boolean; json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const token = opts.rotate ? await rotateAdminToken(wp.core) : await ensureAdminToken(wp.core);
         const status = opts.rotate ? 'rotated' : token ? 'created' : 'exists';
-        printToken(opts.json, token, status, 'admin token', 'waypost admin token --rotate');
+        printToken(cli, opts.json, token, status, 'admin token', 'waypost admin token --rotate');
       });
     });
 }

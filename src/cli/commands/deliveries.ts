@@ -9,7 +9,7 @@ import { RECOVERABLE, recoverDeliveries } from '../../webhooks/recover/index.js'
 import { progress, type Progress } from '../progress.js';
 import { EVENT_TYPE_NAMES } from '../../webhooks/catalog.js';
 import { RESOURCES } from '../../records/schemas.js';
-import { output, withWaypost } from '../context.js';
+import type { Cli } from '../context.js';
 import { fields, table, wholeNumber } from '../table.js';
 
 interface DeliveryListOptions {
@@ -53,7 +53,7 @@ function attemptLine(a: DeliveryDetail['attempts'][number]): string {
   return `\n${head}${a.response?.body ? `\n${a.response.body}` : ''}`;
 }
 
-export function registerDeliveries(program: Command): void {
+export function registerDeliveries(program: Command, cli: Cli): void {
   const deliveries = program.command('deliveries').description('The delivery log: list, show, redeliver, recover');
 
   deliveries.command('list')
@@ -71,13 +71,13 @@ export function registerDeliveries(program: Command): void {
     .option('--page <n>', 'which page of --limit deliveries', wholeNumber(1_000_000), 1)
     .option('--json', 'machine-readable output')
     .action(async (opts: DeliveryListOptions) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const page = await listDeliveries(wp.core, {
           webhook_id: opts.webhook, status: opts.status, event_type: opts.event, since: opts.since, until: opts.until,
           delivery_id: opts.delivery, event_id: opts.eventId, record_id: opts.record, resource: opts.resource,
           perpage: opts.limit, page: opts.page,
         });
-        output(opts.json, page, () => {
+        cli.output(opts.json, page, () => {
           const shown = table(
             ['ID', 'CREATED', 'WEBHOOK', 'EVENT', 'STATUS', 'HTTP', 'ATTEMPTS', 'RECORD', 'NOTE'],
             page.items.map((d) => [
@@ -96,9 +96,9 @@ export function registerDeliveries(program: Command): void {
     .description('One delivery with its event and every attempt (request and response)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const d = await getDelivery(wp.core, id);
-        output(opts.json, d, () => [
+        cli.output(opts.json, d, () => [
           fields([
             ['delivery', d.id], ['webhook', `${d.webhook_name ?? '-'} (${d.webhook_id})`],
             ['event', `${d.event_type} (${d.event_id})${d.test ? ' test' : ''}`], ['record', record(d)],
@@ -115,9 +115,9 @@ export function registerDeliveries(program: Command): void {
     .description('Queue a new delivery of the same event (the webhook must be enabled)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const d = await redeliver(wp.core, id);
-        output(opts.json, d, () => `Queued ${d.id}: a redelivery of ${id} (${d.event_type}) `
+        cli.output(opts.json, d, () => `Queued ${d.id}: a redelivery of ${id} (${d.event_type}) `
           + `to ${d.webhook_name ?? d.webhook_id}. A running worker sends it now.`);
       });
     });
@@ -131,22 +131,23 @@ export function registerDeliveries(program: Command): void {
     .option('--json', 'machine-readable output: the finished job {id, status, total, queued, …}')
     .action(async (opts: { webhook: string; since: string; status?: string; json?: boolean }) => {
       const statuses = opts.status?.split(',').map((s) => s.trim()).filter(Boolean);
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         let bar: Progress | null = null; // on stderr, so stdout stays the result (or --json)
         let id = '';
         // The job counts its total first (in bounded steps); on a terminal say so until the bar replaces it.
-        const counting = process.stderr.isTTY ? (text: string) => process.stderr.write(`\r\x1b[2K${text}`) : null;
+        const { stderr } = cli.io;
+        const counting = stderr.isTTY ? (text: string) => stderr.write(`\r\x1b[2K${text}`) : null;
         const job = await recoverDeliveries(wp.core, opts.webhook, { since: opts.since, statuses }, {
           onStart: (j) => { id = j.id; counting?.(`Recovering ${id}: counting the deliveries…`); },
           onTotal: (total) => {
             counting?.('');
-            if (total > 0) bar = progress(`Recovering ${id}`, total, { unit: 'deliveries' });
+            if (total > 0) bar = progress(`Recovering ${id}`, total, { unit: 'deliveries', stream: stderr });
           },
           onBatch: (n) => bar?.tick(n),
         }).finally(() => { if (!bar) counting?.(''); });
         (bar as Progress | null)?.done();
         const { queued } = job;
-        output(opts.json, job, () => (queued === 0
+        cli.output(opts.json, job, () => (queued === 0
           ? `Nothing to recover for ${opts.webhook} since ${opts.since} (or it was recovered already).`
           : `Queued ${queued} ${queued === 1 ? 'redelivery' : 'redeliveries'} for ${opts.webhook} (${job.id}, `
             + `${job.status}). A running worker sends them now.`));

@@ -8,7 +8,7 @@ import { removeDemo } from '../../demo/remove.js';
 import { isCompleteCart, isLegacyEngine } from '../../records/normalize.js';
 import { demoCatalogue } from '../../demo/catalogue.js';
 import { RESOURCES } from '../../records/schemas.js';
-import { output, withWaypost } from '../context.js';
+import type { Cli } from '../context.js';
 import { CliError } from '../fail.js';
 
 /** Where `waypost demo` seeds unless told otherwise: beside the default database, never in it. */
@@ -33,7 +33,7 @@ const SERVER_VARIABLES = ['DATABASE_URL', 'PORT', 'HOST', 'WAYPOST_BASE_URL'] as
 const shellQuote = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
 
 /** `npm start`, prefixed with the variables above that were set for this run: `PORT=9090 DATABASE_URL=… npm start`. */
-export function startCommand(env: NodeJS.ProcessEnv): string {
+export function startCommand(env: Record<string, string | undefined>): string {
   const set = SERVER_VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '');
   return [...set.map((name) => `${name}=${shellQuote(env[name]!)}`), 'npm start'].join(' ');
 }
@@ -52,7 +52,7 @@ export function shownDatabase(url: string): string {
 
 interface DemoFlags { json?: boolean; database?: string; into?: boolean; remove?: boolean }
 
-export function registerDemo(program: Command): void {
+export function registerDemo(program: Command, cli: Cli): void {
   program.command('demo')
     .description('Seed a sample travel catalogue in a database of its own (default ' + DEMO_DATABASE_URL + ') and '
       + 'create an API key with all read permissions, then print how to start a server on it and a curl command')
@@ -64,17 +64,18 @@ export function registerDemo(program: Command): void {
     .action(async (opts: DemoFlags) => {
       if (opts.into && opts.database) throw new CliError('invalid_argument', 'give --into or --database, not both');
       if (opts.remove && opts.into) throw new CliError('invalid_argument', '--remove works on DATABASE_URL already');
-      if (opts.remove) return remove(opts);
-      return seed(opts);
+      if (opts.remove) return remove(cli, opts);
+      return seed(cli, opts);
     });
 }
 
-async function remove(opts: DemoFlags): Promise<void> {
-  const result = await withWaypost(async (wp) => ({ removed: await removeDemo(wp.core), url: wp.config.databaseUrl }),
+async function remove(cli: Cli, opts: DemoFlags): Promise<void> {
+  const result = await cli.withWaypost(
+    async (wp) => ({ removed: await removeDemo(wp.core), url: wp.config.databaseUrl }),
     { databaseUrl: opts.database });
   const { removed } = result;
   const total = Object.values(removed.records).reduce((s, n) => s + n, 0);
-  output(opts.json, { database: shownDatabase(result.url), removed }, () => total + removed.api_keys === 0
+  cli.output(opts.json, { database: shownDatabase(result.url), removed }, () => total + removed.api_keys === 0
     ? `No demo in ${shownDatabase(result.url)}: nothing removed.`
     : [
       `Removed the demo from ${shownDatabase(result.url)}:`,
@@ -85,9 +86,9 @@ async function remove(opts: DemoFlags): Promise<void> {
     ].join('\n'));
 }
 
-async function seed(opts: DemoFlags): Promise<void> {
+async function seed(cli: Cli, opts: DemoFlags): Promise<void> {
   const databaseUrl = opts.into ? undefined : opts.database ?? DEMO_DATABASE_URL;
-  const result = await withWaypost(async (wp) => {
+  const result = await cli.withWaypost(async (wp) => {
     const seeded = await seedDemo(wp.core);
     const label = `Demo key ${new Date(wp.core.clock.now()).toISOString().slice(0, 16).replace('T', ' ')}`;
     const key = await createApiKey(wp.core, { label, permissions: PERMISSIONS });
@@ -108,8 +109,8 @@ async function seed(opts: DemoFlags): Promise<void> {
     .filter((b) => !isLegacyEngine(b.data.engine_version) && !isCompleteCart(b.data.cart_version)).length;
   const { key } = result;
   const running = result.server === 'serves_demo';
-  const start = startCommand({ ...process.env, DATABASE_URL: result.url });
-  output(opts.json, {
+  const start = startCommand({ ...cli.io.env, DATABASE_URL: result.url });
+  cli.output(opts.json, {
     database: shownDatabase(result.url),
     seeded: result.seeded,
     legacy_bookings: legacy,

@@ -2,7 +2,7 @@
 // stored (src/host/token.ts), so it is printed once, when created or rotated; WAYPOST_HOST_TOKEN, when set, wins.
 import type { Command } from 'commander';
 import { ensureHostToken, rotateHostToken } from '../../host/token.js';
-import { output, withWaypost } from '../context.js';
+import type { Cli } from '../context.js';
 
 /** `exists`: one was made earlier and cannot be shown; `environment`: WAYPOST_HOST_TOKEN's value. */
 export type TokenStatus = 'created' | 'rotated' | 'exists' | 'environment';
@@ -12,31 +12,32 @@ export type TokenStatus = 'created' | 'rotated' | 'exists' | 'environment';
  * An existing one cannot be shown; stderr says so and how to rotate, with exit 0 (nothing failed).
  */
 export function printToken(
-  json: boolean | undefined, token: string | null, status: TokenStatus, what: string, rotate: string,
+  cli: Cli, json: boolean | undefined, token: string | null, status: TokenStatus, what: string, rotate: string,
 ): void {
-  if (json) return output(true, { token, status }, () => '');
+  if (json) return cli.output(true, { token, status }, () => '');
   if (token === null) {
-    process.stderr.write(`The ${what} was shown once, when it was created: Waypost keeps only its hash and `
+    cli.io.stderr.write(`The ${what} was shown once, when it was created: Waypost keeps only its hash and `
       + `cannot show it again.\nRun \`${rotate}\` for a new one (the current one then stops working at once).\n`);
     return;
   }
-  process.stdout.write(`${token}\n`);
+  cli.io.stdout.write(`${token}\n`);
   const note = status === 'created' ? `store it now (\`${rotate}\` replaces it)` : 'the previous one no longer works';
-  if (status !== 'environment') process.stderr.write(`New ${what}, shown only this once: ${note}.\n`);
+  if (status !== 'environment') cli.io.stderr.write(`New ${what}, shown only this once: ${note}.\n`);
 }
 
-export function registerHostToken(program: Command): void {
+export function registerHostToken(program: Command, cli: Cli): void {
   program.command('host-token')
     .description('Create the bearer token the booking product uses for the Host API and print it once')
     .option('--rotate', 'make a new token and print it once; the current one stops working at once')
     .option('--json', 'machine-readable output: {token, status}, token null when it cannot be shown')
     .action(async (opts: { rotate?: boolean; json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const rotate = 'waypost host-token --rotate';
-        if (opts.rotate) return printToken(opts.json, await rotateHostToken(wp.core), 'rotated', 'host token', rotate);
+        if (opts.rotate) return printToken(cli, opts.json, await rotateHostToken(wp.core), 'rotated', 'host token',
+          rotate);
         const host = await ensureHostToken(wp.core);
         const status = host.source === 'stored' ? 'exists' : host.source;
-        printToken(opts.json, host.token, status, 'host token', rotate);
+        printToken(cli, opts.json, host.token, status, 'host token', rotate);
       });
     });
 }

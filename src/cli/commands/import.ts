@@ -5,7 +5,7 @@ import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config.js';
 import { importFile, importFileKey } from '../../host/import.js';
 import { DEFAULT_BATCH_SIZE } from '../../store/bulk-schema.js';
-import { output, withWaypost } from '../context.js';
+import type { Cli } from '../context.js';
 import { CliError } from '../fail.js';
 import { progress } from '../progress.js';
 
@@ -33,7 +33,7 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
-export function registerImport(program: Command): void {
+export function registerImport(program: Command, cli: Cli): void {
   program.command('import')
     .description('Load existing data from an NDJSON file ({"type":"booking","id":1,"data":{…}} per line) '
       + 'without firing events')
@@ -46,11 +46,12 @@ export function registerImport(program: Command): void {
     .option('--json', 'machine-readable summary on stdout')
     .action(async (file: string,
       opts: { restart?: boolean; batchSize?: number; bulkLoad?: boolean; json?: boolean }) => {
-      loadConfig(); // configuration errors first (exit 2), then a missing file (exit 1) before the database is opened
+      // Configuration errors first (exit 2), then a missing file (exit 1) before the database is opened.
+      loadConfig(cli.io.env);
       await checkReadable(file);
       const { size } = await importFileKey(file);
-      const summary = await withWaypost(async (wp) => {
-        const bar = progress('importing', size, { unit: 'lines' });
+      const summary = await cli.withWaypost(async (wp) => {
+        const bar = progress('importing', size, { unit: 'lines', stream: cli.io.stderr });
         let seen = 0;
         const result = await importFile(wp.core, file, {
           restart: opts.restart,
@@ -68,12 +69,12 @@ export function registerImport(program: Command): void {
       });
       const imported = summary.created + summary.changed;
       const resumed = summary.resumedAfter > 0 ? ` (resumed after line ${fmt(summary.resumedAfter)})` : '';
-      output(opts.json, summary, () => summary.resumedAfter >= summary.lines && summary.lines > 0
+      cli.output(opts.json, summary, () => summary.resumedAfter >= summary.lines && summary.lines > 0
         ? `${summary.file} was already imported up to line ${fmt(summary.resumedAfter)}; nothing to do `
           + '(use --restart to import it again)'
         : `imported ${fmt(imported)} (${fmt(summary.created)} new, ${fmt(summary.changed)} changed), `
           + `unchanged ${fmt(summary.unchanged)}, skipped ${fmt(summary.skipped)}${resumed}`);
       // Exit 1 only when lines were read and not one of them was valid.
-      if (summary.skipped > 0 && imported + summary.unchanged === 0) process.exitCode = 1;
+      if (summary.skipped > 0 && imported + summary.unchanged === 0) cli.exitCode = 1;
     });
 }

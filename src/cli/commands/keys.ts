@@ -8,7 +8,7 @@ import {
 } from '../../api/keys.js';
 import { usageByKey } from '../../api/usage.js';
 import { CliError } from '../fail.js';
-import { output, withWaypost } from '../context.js';
+import type { Cli } from '../context.js';
 import { fields, table, wholeNumber } from '../table.js';
 
 const RATE_LIMIT_HELP = 'requests per window (WAYPOST_RATE_LIMIT_WINDOW_S, default 60 s) for this key, 1-1000000';
@@ -50,7 +50,7 @@ function describe(k: ApiKeyInfo, config: Config): string {
   ]);
 }
 
-export function registerKeys(program: Command): void {
+export function registerKeys(program: Command, cli: Cli): void {
   const keys = program.command('keys')
     .description('Manage REST API keys: create, list, update, disable, enable, delete, usage');
 
@@ -61,13 +61,13 @@ export function registerKeys(program: Command): void {
     .option('--rate-limit <n>', `${RATE_LIMIT_HELP} (default: WAYPOST_RATE_LIMIT)`, rateLimit)
     .option('--json', 'machine-readable output')
     .action(async (opts: { label: string; permissions: string; rateLimit?: number; json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const permissions = permissionList(opts.permissions);
         const k = await createApiKey(wp.core, { label: opts.label, permissions, rateLimit: opts.rateLimit ?? null });
         const shown = {
           id: k.id, key: k.key, secret: k.secret, permissions: k.permissions, label: k.label, rate_limit: k.rate_limit,
         };
-        output(opts.json, shown,
+        cli.output(opts.json, shown,
           () => `Created API key ${k.id} (${k.label})\n  Access-Token:  ${k.key}\n  Access-Secret: ${k.secret}\n`
             + `  permissions:   ${k.permissions.join(', ')}\nThe secret is shown only now; store it safely.`);
       });
@@ -77,9 +77,9 @@ export function registerKeys(program: Command): void {
     .description('List API keys (key prefix only; secrets are never shown again)')
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const list = (await listApiKeys(wp.core)).map(shown);
-        output(opts.json, list, () => table(
+        cli.output(opts.json, list, () => table(
           ['ID', 'STATE', 'KEY', 'LABEL', 'PERMISSIONS', 'RATE LIMIT', 'LAST USED'],
           list.map((k) => [
             k.id, k.active ? 'active' : 'disabled', k.key, k.label, k.permissions.join(','), k.rate_limit ?? 'default',
@@ -100,13 +100,13 @@ export function registerKeys(program: Command): void {
       if (opts.label === undefined && opts.permissions === undefined && opts.rateLimit === undefined) {
         throw new CliError('nothing_to_change', 'give --label, --permissions and/or --rate-limit');
       }
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const k = await updateApiKey(wp.core, id, {
           label: opts.label,
           permissions: opts.permissions === undefined ? undefined : permissionList(opts.permissions),
           rateLimit: opts.rateLimit === 'default' ? null : opts.rateLimit,
         });
-        output(opts.json, shown(k),
+        cli.output(opts.json, shown(k),
           () => `Updated API key ${k.id}; the next request with it sees the change.\n${describe(k, wp.config)}`);
       });
     });
@@ -116,9 +116,10 @@ export function registerKeys(program: Command): void {
       .description(`${active ? 'Re-enable' : 'Disable'} an API key (by id or key); takes effect on the next request`)
       .option('--json', 'machine-readable output')
       .action(async (id: string, opts: { json?: boolean }) => {
-        await withWaypost(async (wp) => {
+        await cli.withWaypost(async (wp) => {
           const k = await setApiKeyActive(wp.core, id, active);
-          output(opts.json, shown(k), () => `API key ${k.id} (${k.label}) is now ${k.active ? 'active' : 'disabled'}.`);
+          const now = k.active ? 'active' : 'disabled';
+          cli.output(opts.json, shown(k), () => `API key ${k.id} (${k.label}) is now ${now}.`);
         });
       });
   }
@@ -127,9 +128,9 @@ export function registerKeys(program: Command): void {
     .description('Delete an API key (by id or key)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         await deleteApiKey(wp.core, id);
-        output(opts.json, { deleted: id }, () => `Deleted API key ${id}.`);
+        cli.output(opts.json, { deleted: id }, () => `Deleted API key ${id}.`);
       });
     });
 
@@ -138,7 +139,7 @@ export function registerKeys(program: Command): void {
     .option('--days <n>', 'how many days, today included (1-90)', wholeNumber(90), 7)
     .option('--json', 'machine-readable output: {days, keys: [{key_id, label, days, totals}]}')
     .action(async (id: string | undefined, opts: { days: number; json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         // A running server writes its counts every few seconds, so the last seconds may not be in yet.
         let usage = await usageByKey(wp.core, opts.days);
         if (id !== undefined) {
@@ -146,7 +147,7 @@ export function registerKeys(program: Command): void {
           if (!key) throw new CliError('not_found', `API key ${id} was not found`);
           usage = usage.filter((u) => u.key_id === key.id);
         }
-        output(opts.json, { days: opts.days, keys: usage }, () => {
+        cli.output(opts.json, { days: opts.days, keys: usage }, () => {
           if (id !== undefined) {
             const u = usage[0]!;
             const byDay = new Map(u.days.map((d) => [d.day, d]));

@@ -2,22 +2,27 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { createWaypost } from '../../sdk.js';
 import { migrate } from '../../store/migrate.js';
-import { output, withWaypost } from '../context.js';
+import type { Cli } from '../context.js';
 import { ensureHostToken } from '../../host/token.js';
-import type { Role } from '../../config.js';
+import { loadConfig, type Role } from '../../config.js';
 import { ensureConsoleBuilt } from '../../admin/console.js';
 import { announceConsole } from '../../admin/announce.js';
 import { pendingBulkLoad } from '../../host/bulk-load.js';
 import { CliError } from '../fail.js';
+import { createLogger } from '../../log.js';
 
-export function registerServe(program: Command): void {
+export function registerServe(program: Command, cli: Cli): void {
   program.command('serve')
     .description('Run Waypost: HTTP API and console (role api), delivery worker (role worker), or both (all)')
     .addOption(new Option('--role <role>', 'which parts to run').choices(['all', 'api', 'worker']).default('all'))
     .option('--metrics-port <port>', 'also serve /healthz, /readyz and /metrics (only) on this port '
       + '(default WAYPOST_METRICS_PORT; none when unset)')
     .action(async (opts: { role: Role; metricsPort?: string }) => {
-      const wp = await createWaypost({ config: metricsPortOption(opts.metricsPort) });
+      const { io } = cli;
+      const config = metricsPortOption(opts.metricsPort);
+      // Logs on stdout, at LOG_LEVEL (default info), as createWaypost would by itself, but on this run's stdout.
+      const logger = createLogger(loadConfig(io.env).logLevel, io.stdout);
+      const wp = await createWaypost({ config, logger, env: io.env });
       // Without the indexes a bulk import builds at its end, lists would scan and search would miss records.
       const pending = opts.role === 'worker' ? [] : await pendingBulkLoad(wp.core.db);
       if (pending.length > 0) {
@@ -39,31 +44,29 @@ export function registerServe(program: Command): void {
         wp.core.log.info({ url, role: opts.role, database: wp.core.store.dialect, metrics: metricsUrl },
           'waypost listening');
         const api = `${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1`;
-        process.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n`
+        io.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n`
           + `  REST API  ${api}  (docs: ${api}/docs)\n  Host API  ${base}/host/v1${hostToken}\n\n`);
-        await announceConsole(wp.core);
+        await announceConsole(wp.core, io.stderr);
       } else {
         wp.core.log.info({ role: opts.role, metrics: metricsUrl }, 'waypost worker running');
       }
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        wp.core.log.info({ signal }, 'shutting down');
-        await wp.close();
-        process.exit(0);
-      };
-      process.on('SIGINT', () => void stop('SIGINT'));
-      process.on('SIGTERM', () => void stop('SIGTERM'));
+      // Runs until SIGINT or SIGTERM (io.signals is the process when main.ts runs it), then closes and exits 0.
+      const signal = await new Promise<string>((resolve) => {
+        // `on`, not `once`: a second signal while closing is ignored, as the first one is being handled.
+        io.signals?.on('SIGINT', () => resolve('SIGINT'));
+        io.signals?.on('SIGTERM', () => resolve('SIGTERM'));
+      });
+      wp.core.log.info({ signal }, 'shutting down');
+      await wp.close();
     });
 
   program.command('migrate')
     .description('Apply database migrations (also done on every start)')
     .option('--json', 'machine-readable output: {applied: [names]}')
     .action(async (opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const applied = await migrate(wp.core.db);
-        output(opts.json, { applied }, () => (applied.length ? `applied: ${applied.join(', ')}`
+        cli.output(opts.json, { applied }, () => (applied.length ? `applied: ${applied.join(', ')}`
           : 'database is up to date'));
       }, { migrate: false });
     });

@@ -5,7 +5,7 @@ import {
   getAdminSettings, MAX_LOG_RETENTION_DAYS, updateAdminSettings, type AdminSettings,
 } from '../../admin/settings.js';
 import { CliError } from '../fail.js';
-import { output, withWaypost } from '../context.js';
+import type { Cli } from '../context.js';
 import { fields } from '../table.js';
 
 const SOURCES: Record<AdminSettings['alert_email_source'], string> = {
@@ -24,7 +24,7 @@ function describe(s: AdminSettings): string {
   ]);
 }
 
-export function registerSettings(program: Command): void {
+export function registerSettings(program: Command, cli: Cli): void {
   const settings = program.command('settings')
     .description('The console\'s settings: alert e-mail address and log retention');
 
@@ -32,9 +32,9 @@ export function registerSettings(program: Command): void {
     .description('Show the settings in effect')
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const s = await getAdminSettings(wp.core);
-        output(opts.json, s, () => describe(s));
+        cli.output(opts.json, s, () => describe(s));
       });
     });
 
@@ -51,9 +51,9 @@ export function registerSettings(program: Command): void {
       // A number when it is one; anything else goes as given, so the service's own message explains what is wanted.
       const days = opts.logRetentionDays;
       const retention = days !== undefined && /^\d{1,9}$/.test(days.trim()) ? Number(days) : days;
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const s = await updateAdminSettings(wp.core, { alert_email: opts.alertEmail, log_retention_days: retention });
-        output(opts.json, s, () => `Settings saved.\n${describe(s)}`);
+        cli.output(opts.json, s, () => `Settings saved.\n${describe(s)}`);
       });
     });
 }

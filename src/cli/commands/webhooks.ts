@@ -8,7 +8,7 @@ import {
 import { parseGrace, rotateSecret } from '../../webhooks/rotation.js';
 import { sendTestEvent } from '../../webhooks/test-send.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../webhooks/catalog.js';
-import { output, withWaypost } from '../context.js';
+import type { Cli } from '../context.js';
 import { CliError } from '../fail.js';
 import { fields, table } from '../table.js';
 
@@ -78,7 +78,7 @@ interface UpdateOptions {
   name?: string; url?: string; events?: string; maxPerSecond?: number | 'none'; json?: boolean;
 }
 
-export function registerWebhooks(program: Command): void {
+export function registerWebhooks(program: Command, cli: Cli): void {
   const webhooks = program.command('webhooks')
     .description('Manage webhooks: create, list, show, update, enable, disable, delete, test, secret, rotate-secret, '
       + 'events');
@@ -92,13 +92,13 @@ export function registerWebhooks(program: Command): void {
     .option('--max-per-second <n>', `${MAX_PER_SECOND_HELP}; default: no limit`, maxPerSecond)
     .option('--json', 'machine-readable output')
     .action(async (opts: CreateOptions) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const input = {
           name: opts.name, url: opts.url, events: eventList(opts.events), active: !opts.inactive,
           max_per_second: perSecondInput(opts.maxPerSecond),
         };
         const created = await createWebhook(wp.core, input);
-        output(opts.json, created, () => `${describe(created)}\n\nKeep the secret: receivers verify `
+        cli.output(opts.json, created, () => `${describe(created)}\n\nKeep the secret: receivers verify `
           + `X-${wp.config.serviceName}-Signature with it (\`waypost webhooks secret ${created.id}\` shows it again).`);
       });
     });
@@ -107,9 +107,9 @@ export function registerWebhooks(program: Command): void {
     .description('List webhooks with their state and last delivery')
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const all = await listWebhooks(wp.core);
-        output(opts.json, all, () => table(
+        cli.output(opts.json, all, () => table(
           ['ID', 'NAME', 'STATE', 'EVENTS', 'LIMIT', 'LAST DELIVERY', 'URL'],
           all.map((w) => [
             w.id, w.name, w.active ? 'active' : autoDisabled(w) ? 'auto-disabled' : 'disabled',
@@ -127,9 +127,9 @@ export function registerWebhooks(program: Command): void {
     .description('Show one webhook (without its secret)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const w = await getWebhook(wp.core, id);
-        output(opts.json, w, () => describe(w));
+        cli.output(opts.json, w, () => describe(w));
       });
     });
 
@@ -145,11 +145,11 @@ export function registerWebhooks(program: Command): void {
         const message = 'give --name, --url, --events and/or --max-per-second (enable and disable are commands)';
         throw new CliError('nothing_to_change', message);
       }
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const events = opts.events === undefined ? undefined : eventList(opts.events);
         const input = { name: opts.name, url: opts.url, events, max_per_second: perSecondInput(opts.maxPerSecond) };
         const w = await updateWebhook(wp.core, id, input);
-        output(opts.json, w, () => describe(w));
+        cli.output(opts.json, w, () => describe(w));
       });
     });
 
@@ -161,9 +161,9 @@ export function registerWebhooks(program: Command): void {
         : 'Disable a webhook; its pending deliveries are cancelled')
       .option('--json', 'machine-readable output')
       .action(async (id: string, opts: { json?: boolean }) => {
-        await withWaypost(async (wp) => {
+        await cli.withWaypost(async (wp) => {
           const w = await action(wp.core, id);
-          output(opts.json, w, () => `Webhook ${w.id} (${w.name}) ${verb}.`);
+          cli.output(opts.json, w, () => `Webhook ${w.id} (${w.name}) ${verb}.`);
         });
       });
   }
@@ -172,9 +172,9 @@ export function registerWebhooks(program: Command): void {
     .description('Delete a webhook; pending deliveries are cancelled, the delivery log is kept')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         await deleteWebhook(wp.core, id);
-        output(opts.json, { id, deleted: true }, () => `Webhook ${id} deleted.`);
+        cli.output(opts.json, { id, deleted: true }, () => `Webhook ${id} deleted.`);
       });
     });
 
@@ -183,9 +183,9 @@ export function registerWebhooks(program: Command): void {
     .option('--event <type>', 'which event type to sample (default: the webhook\'s first)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { event?: string; json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const result = await sendTestEvent(wp.core, id, opts.event);
-        output(opts.json, result, () => [
+        cli.output(opts.json, result, () => [
           fields([
             ['result', result.success ? 'success' : 'failed'],
             ['event', `${result.event_type} (${result.event_id}, test)`],
@@ -196,7 +196,7 @@ export function registerWebhooks(program: Command): void {
           ]),
           ...(result.response ? ['', result.response.body === '' ? '(empty body)' : result.response.body] : []),
         ].join('\n'));
-        if (!result.success) process.exitCode = 1;
+        if (!result.success) cli.exitCode = 1;
       });
     });
 
@@ -205,9 +205,9 @@ export function registerWebhooks(program: Command): void {
     .option('--rotate', 'generate a new secret; the old one stops working at once (for a leaked secret)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { rotate?: boolean; json?: boolean }) => {
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const { secret } = opts.rotate ? await regenerateSecret(wp.core, id) : await revealSecret(wp.core, id);
-        output(opts.json, { id, secret }, () => secret);
+        cli.output(opts.json, { id, secret }, () => secret);
       });
     });
 
@@ -217,9 +217,9 @@ export function registerWebhooks(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { grace: string; json?: boolean }) => {
       const grace = parseGrace(opts.grace);
-      await withWaypost(async (wp) => {
+      await cli.withWaypost(async (wp) => {
         const r = await rotateSecret(wp.core, id, grace);
-        output(opts.json, { id, ...r }, () => fields([
+        cli.output(opts.json, { id, ...r }, () => fields([
           ['secret', r.secret],
           ['old secret', r.previous_secret_expires_at
             ? `still signs until ${r.previous_secret_expires_at}` : 'stopped signing now (grace 0)'],
@@ -234,6 +234,7 @@ export function registerWebhooks(program: Command): void {
     .description('The event types a webhook can subscribe to')
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
-      output(opts.json, EVENT_TYPES, () => table(['EVENT', 'WHEN'], EVENT_TYPES.map((e) => [e.type, e.description])));
+      const rows = EVENT_TYPES.map((e) => [e.type, e.description]);
+      cli.output(opts.json, EVENT_TYPES, () => table(['EVENT', 'WHEN'], rows));
     });
 }
