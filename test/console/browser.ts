@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, freePort } from '../helpers/services.js';
+import { CHROMIUM_ARGS } from '../helpers/chromium-args.js';
 import { testWaypost } from '../helpers/waypost.js';
 import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
 import type { Waypost } from '../../src/sdk.js';
@@ -13,12 +14,14 @@ import { PACKAGE_ROOT } from '../../src/admin/console.js';
 import { CONSOLE_DIST, precompressDir } from '../../src/build/precompress.js';
 import { CONSOLE_STAMP, consoleSourceHash } from '../../src/build/console-source.js';
 
+/**
+ * The run's one Chromium (started by test/helpers/global-setup.ts), connected to: the suite's contexts are its own,
+ * and `close()` closes them and disconnects. Outside such a run (a file run alone by hand), a Chromium of its own.
+ */
 export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update'],
-  });
+  const shared = process.env.WAYPOST_TEST_CHROMIUM;
+  if (shared) return chromium.connect(shared);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 /** Runs `fn` holding a lock shared by the test files running at once (a directory: mkdir is atomic). */
