@@ -8,6 +8,7 @@ import type { Store } from './store/db.js';
 import type { Database } from './store/tables.js';
 import type { Resource } from './records/schemas.js';
 import type { RecordChange } from './host/changes.js';
+import type { KnownCommonSearches } from './api/search-memo.js';
 
 export type { RecordChange };
 
@@ -58,4 +59,6 @@ export interface Core {
   readonly writeListeners: WriteListener[];
   readonly filters: Filters;
   readonly settings: SettingsReader;
+  /** The searches a probe of the API found common lately (src/api/search-memo.ts), so their lists skip the probe. */
+  readonly knownCommon: KnownCommonSearches;
 }

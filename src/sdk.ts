@@ -17,6 +17,7 @@ import { runBatch, type BatchOperation, type BatchResult } from './host/batch.js
 import type { Resource } from './records/schemas.js';
 import { closeWebhooks, installWebhooks, startWorker, type Worker } from './webhooks/index.js';
 import { closeApi, installApi } from './api/install.js';
+import { KnownCommonSearches } from './api/search-memo.js';
 
 export interface WaypostOptions {
   /** Environment to read configuration from (default: process.env). */
@@ -63,7 +64,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
   };
   const core: Core = {
     config, store, db: store.db, log, clock: options.clock ?? systemClock, bus: new Bus(), writeListeners: [], filters,
-    settings,
+    settings, knownCommon: new KnownCommonSearches(),
   };
   try {
     if (options.migrate !== false) await migrate(store.db);

@@ -1,5 +1,6 @@
 // Pagination headers: X-Total-Count, X-Total-Pages and an RFC 8288 Link header with first/prev/next/last.
-import { MAX_OFFSET, type ListPage } from './list.js';
+import type { ListPage } from './list.js';
+import { MAX_OFFSET } from './list-tuning.js';
 import type { ApiResource } from '../records/schemas.js';
 
 export function paginationHeaders(

@@ -8,6 +8,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ApiResource } from '../records/schemas.js';
 import { invalidParameter } from '../errors.js';
 import type { ListSql } from '../store/list-sql.js';
+import { SEARCH_WALK } from './list-tuning.js';
 import type { ListQuery } from './schemas.js';
 
 export type Driver = 'none' | 'status' | 'customer_id' | 'email' | 'booking_id' | 'trip_id' | 'search';
@@ -55,21 +56,28 @@ const INDEXES: Record<ApiResource, Partial<Record<Driver, Record<string, string 
 
 const PRECEDENCE: Driver[] = ['customer_id', 'email', 'booking_id', 'trip_id', 'search', 'status'];
 
-/** How a search leads its list (`Filters.searchLead`), from a probe of its index (search-anchor.ts). */
-export type SearchLead =
-  /** The records (at most the bound) holding the search, or the rarest piece of a long one (`exact` false: each is
-   * checked for the whole search). None: the search matches nothing. */
-  | { ids: number[]; exact: boolean }
+/**
+ * How a list that a search drives reads its page (`Shape.search`): planned from a probe of the search index before
+ * the page is read, and re-planned at most once after it (search-plan.ts).
+ */
+export type SearchPlan =
+  /** No record holds the search, or a piece of it: an empty page with a total of 0, nothing read. */
+  | { by: 'nothing' }
   /**
-   * More records than the bound hold the whole search: the list walks the id order and has no total (at most
-   * SEARCH_WALK records where the index hands over all its matches at once, then the index: below).
+   * At most COUNTED_MATCHES records hold the search, or the rarest piece of a long one (`exact` false: each record is
+   * checked for the whole search): they are read by id, and their number bounds the total.
    */
-  | 'common'
+  | { by: 'ids'; ids: number[]; exact: boolean }
   /**
-   * As 'common', without a probe: from the planner's estimate (PostgreSQL), or a probe's finding of the last minute
-   * (both databases). A walk that comes up short then asks for one.
+   * More records hold it: the list walks the id order and has no total (at most SEARCH_WALK records where the search
+   * index hands over all its matches at once). `guessed`: so estimated or remembered, without a probe.
    */
-  | 'guessed';
+  | { by: 'walk'; guessed: boolean }
+  /**
+   * The search index looks the whole search up: a long search whose every piece is common (its total counted up to
+   * COUNTED_MATCHES), or one more than COUNTED_MATCHES hold whose bounded walk came up short (`counted` false).
+   */
+  | { by: 'index'; counted: boolean };
 
 /** The filters a query gives, normalised (the values the SQL compares with). */
 export interface Filters {
@@ -79,8 +87,6 @@ export interface Filters {
   booking_id?: number;
   trip_id?: number;
   search?: string;
-  /** How `search` leads when it drives, from a probe of its index (search-anchor.ts). */
-  searchLead?: SearchLead;
   modifiedAfter?: string;
 }
 
@@ -137,17 +143,13 @@ export interface Shape {
   cursor: { value: string | number; id: number } | null;
   limit: number;
   offset: number;
+  /** How a search that drives is read (undefined: by the search index, as `{ by: 'index' }`). */
+  search?: SearchPlan;
 }
-
-/**
- * Records a list walks at most for a search many records hold, where the search index hands over all its matches at
- * once (search-anchor.ts): its page when 0.11% of them hold the search. The list asks the index when it finds less.
- */
-export const SEARCH_WALK = 10_000;
 
 /** Whether the page walks at most SEARCH_WALK records in id order (PostgreSQL, a search many records hold). */
 export const walksBounded = (dialect: ListSql, s: Shape): boolean => s.driver === 'search' && !dialect.orderedSearch
-  && (s.filters.searchLead === 'common' || s.filters.searchLead === 'guessed');
+  && s.search?.by === 'walk';
 
 /** The page's query: id, data and the sort value of perpage + 1 rows, walking the driver's index. */
 export function pageQuery(dialect: ListSql, s: Shape): RawBuilder<{ id: number; data: string; sort_key: unknown }> {
@@ -155,8 +157,8 @@ export function pageQuery(dialect: ListSql, s: Shape): RawBuilder<{ id: number; 
   const op = sql.raw(s.order === 'asc' ? '>' : '<');
   if (walksBounded(dialect, s)) {
     // The next SEARCH_WALK records in id order that pass the other filters; then the search among them.
-    const others: Filters = { ...s.filters, search: undefined, searchLead: undefined };
-    const inner: Shape = { ...s, filters: others, driver: driverOf(others) };
+    const others: Filters = { ...s.filters, search: undefined };
+    const inner: Shape = { ...s, filters: others, driver: driverOf(others), search: undefined };
     const conds = conditions(dialect, inner);
     if (s.cursor) conds.push(sql`r.id ${op} ${s.cursor.id}`);
     const where = conds.length ? sql`WHERE ${sql.join(conds, sql` AND `)}` : sql``;
@@ -228,7 +230,7 @@ function source(dialect: ListSql, s: Shape) {
       keyTable: 'k', keyId: sql.ref('k.booking_id'),
     };
   }
-  if (typeof s.filters.searchLead === 'object' && s.driver === 'search') {
+  if (s.search?.by === 'ids' && s.driver === 'search') {
     const byId = sql`${table} AS r${dialect.idHint}`;
     return { from: byId, keyFrom: byId, keyTable: 'r', keyId: sql.ref('r.id') };
   }
@@ -267,8 +269,8 @@ function splitConditions(dialect: ListSql, s: Shape) {
     const ranged = s.orderby === 'updated_at' && s.driver !== 'search';
     (ranged ? index : rest).push(sql`${sql.ref(`${key}.updated_at`)} > ${f.modifiedAfter}`);
   }
-  const lead = s.driver === 'search' ? f.searchLead : undefined;
-  if (f.search !== undefined && typeof lead === 'object') {
+  const lead = s.driver === 'search' ? s.search : undefined;
+  if (f.search !== undefined && lead?.by === 'ids') {
     // The records holding a rare piece of the search (or the whole search), read by id.
     index.push(dialect.idIn(lead.ids));
     if (!lead.exact) rest.push(dialect.searchCheck(s.resource, f.search));

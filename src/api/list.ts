@@ -1,5 +1,6 @@
 // Data access for the REST API: filtered, sorted, paginated lists and single records, in the public shape.
-// How each list walks one index in O(perpage): list-plan.ts. Totals come from maintained counters or a bounded count.
+// How each list walks one index in O(perpage): list-plan.ts; how a search is read: search-plan.ts. Totals come from
+// maintained counters or a bounded count.
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { invalidParameter } from '../errors.js';
@@ -9,10 +10,9 @@ import type { ApiResource, PublicRecords } from '../records/schemas.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { ListQuery } from './schemas.js';
 import { readRows } from '../store/read.js';
-import {
-  countQueries, driverOf, filtersOf, pageQuery, sortOf, walksBounded, type Filters, type Shape,
-} from './list-plan.js';
-import { searchLead } from './search-anchor.js';
+import { countQueries, driverOf, filtersOf, pageQuery, sortOf, type Filters, type Shape } from './list-plan.js';
+import { COUNTED_MATCHES, MAX_OFFSET } from './list-tuning.js';
+import { planSearch, replan } from './search-plan.js';
 
 export interface ListPage<R extends ApiResource> {
   items: PublicRecords[R][];
@@ -27,12 +27,7 @@ export interface ListPage<R extends ApiResource> {
   nextCursor: string | null;
 }
 
-/** `page` reaches this many rows deep at most (OFFSET walks them); deeper pages answer 400 pointing to `after`. */
-export const MAX_OFFSET = 10_000;
-/** Filtered totals are counted when the narrowest filter leaves at most this many records, else left out. */
-export const COUNTED_MATCHES = 1_000;
-
-/** The API's reads on this Core: prepared statements on SQLite (src/api/read.ts). */
+/** The API's reads on this Core: prepared statements on SQLite (src/store/read.ts). */
 const readerOf = (core: Core): ReadRows => <T>(query: CompiledQuery) => readRows<T>(core, query);
 
 /** The maintained total for no filter or the status filter alone (record_counts), else undefined. */
@@ -43,7 +38,7 @@ function countKey(resource: ApiResource, f: Filters): string | undefined {
   return undefined;
 }
 
-/** `walked`: the driving index's bounded count when the caller has it (a led search's ids, search-anchor.ts). */
+/** `walked`: the driving index's bounded count when the caller has it (a search read by its ids, search-plan.ts). */
 async function totalOf(core: Core, shape: Shape, walked?: number): Promise<number | null> {
   const key = countKey(shape.resource, shape.filters);
   if (key !== undefined) {
@@ -60,22 +55,15 @@ async function totalOf(core: Core, shape: Shape, walked?: number): Promise<numbe
 
 type PageRow = { id: number; data: string; sort_key: unknown };
 
-/** The page's rows, and its total unless the search leads as common (more than COUNTED_MATCHES, or guessed so). */
+/** The page's rows, and its total unless more than COUNTED_MATCHES hold the search (found or guessed so). */
 async function readPage(core: Core, shape: Shape): Promise<{ rows: PageRow[]; total: number | null }> {
-  const lead = shape.filters.searchLead;
+  const plan = shape.search;
+  const counted = plan === undefined || plan.by === 'ids' || (plan.by === 'index' && plan.counted);
   const [rows, total] = await Promise.all([
     readRows<PageRow>(core, pageQuery(core.store.sql, shape).compile(core.db)),
-    typeof lead === 'string' ? null : totalOf(core, shape, lead?.ids.length),
+    counted ? totalOf(core, shape, plan?.by === 'ids' ? plan.ids.length : undefined) : null,
   ]);
   return { rows, total };
-}
-
-/** Decides how a search leads (`guess`: from the planner's estimate if it can); false when no record holds it. */
-async function leadSearch(core: Core, shape: Shape, guess: boolean): Promise<boolean> {
-  const lead = await searchLead(core, shape.resource, shape.filters.search!, COUNTED_MATCHES, guess);
-  if (typeof lead === 'object' && lead?.ids.length === 0) return false;
-  shape.filters.searchLead = lead ?? undefined;
-  return true;
 }
 
 export async function listRecords<R extends ApiResource>(core: Core, resource: R, q: ListQuery): Promise<ListPage<R>> {
@@ -94,26 +82,16 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
       + 'fast at any depth) or narrow the list with filters');
   }
   const cursor = q.after !== undefined ? decodeCursor(q.after, orderby, order) : null;
-  const shape: Shape = { resource, filters, driver, orderby, order, cursor, limit: perpage + 1, offset };
+  let shape: Shape = { resource, filters, driver, orderby, order, cursor, limit: perpage + 1, offset };
   // No record holds the search, or a piece of it.
   const none: ListPage<R> = { items: [], total: 0, perpage, page: q.page ?? null, hasMore: false, nextCursor: null };
   // A guess is checked by its walk's first page: past page 1, page mode asks the index.
-  if (driver === 'search' && !(await leadSearch(core, shape, offset === 0))) return none;
+  if (driver === 'search') shape = { ...shape, search: await planSearch(core, shape, offset === 0) };
+  if (shape.search?.by === 'nothing') return none;
   let { rows, total } = await readPage(core, shape);
-  const guessed = shape.filters.searchLead === 'guessed';
-  if (rows.length < shape.limit && (guessed || walksBounded(core.store.sql, shape))) {
-    // The walk found less than a page: the guess was stale, the list ends, or (a bounded walk) its matches lie
-    // further on. A probe tells which, so a search few records hold still gets its total.
-    if (guessed && !(await leadSearch(core, shape, false))) return none;
-    if (typeof shape.filters.searchLead === 'object') {
-      ({ rows, total } = await readPage(core, shape));
-    } else if (walksBounded(core.store.sql, shape)) {
-      // More than COUNTED_MATCHES hold it: the index finds the rest (the walk that came short is not run again).
-      shape.filters.searchLead = undefined;
-      rows = await readRows<PageRow>(core, pageQuery(core.store.sql, shape).compile(core.db));
-      total = null;
-    }
-  }
+  const next = rows.length < shape.limit ? await replan(core, shape) : null;
+  if (next?.by === 'nothing') return none;
+  if (next) ({ rows, total } = await readPage(core, { ...shape, search: next }));
   const pageRows = rows.slice(0, perpage);
   const stored = pageRows.map((r) => JSON.parse(r.data) as StoredRecords[R]);
   const items = await present(core.db, resource, stored, readerOf(core));

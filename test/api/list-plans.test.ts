@@ -9,7 +9,8 @@ import { DIALECTS } from '../helpers/db.js';
 import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
 import {
-  driverOf, filtersOf, pageQuery, countQueries, searchCandidates, sortOf, type Driver, type Filters, type Shape,
+  driverOf, filtersOf, pageQuery, countQueries, searchCandidates, sortOf, type Driver, type Filters, type SearchPlan,
+  type Shape,
 } from '../../src/api/list-plan.js';
 import { ORDERBY, type ListQuery } from '../../src/api/schemas.js';
 import type { ApiResource } from '../../src/records/schemas.js';
@@ -41,23 +42,23 @@ function cases(resource: ApiResource): Case[] {
     // A search that drives is planned as each lead its probe can give (search-anchor.ts): the ids of the records
     // holding it or a rare piece of it, more matches than are counted, guessed so by PostgreSQL's planner, or none (a
     // long search of common pieces).
-    const leads: Record<string, Filters> = {
-      '': plain,
-      ' (led by ids)': { ...plain, searchLead: { ids: [3, 5, 9], exact: true } },
-      ' (led by a piece)': { ...plain, search: `x${plain.search}x9`, searchLead: { ids: [3, 5, 9], exact: false } },
-      ' (common)': { ...plain, searchLead: 'common' },
-      ' (guessed)': { ...plain, searchLead: 'guessed' },
+    const leads: Record<string, [Filters, SearchPlan?]> = {
+      '': [plain],
+      ' (led by ids)': [plain, { by: 'ids', ids: [3, 5, 9], exact: true }],
+      ' (led by a piece)': [{ ...plain, search: `x${plain.search}x9` }, { by: 'ids', ids: [3, 5, 9], exact: false }],
+      ' (common)': [plain, { by: 'walk', guessed: false }],
+      ' (guessed)': [plain, { by: 'walk', guessed: true }],
     };
-    for (const [lead, filters] of Object.entries(driver === 'search' ? leads : { '': plain })) {
+    for (const [lead, [filters, search]] of Object.entries(driver === 'search' ? leads : { '': [plain] as const })) {
       const label = `${resource}?${names.join('&') || '(none)'}${lead}`;
-      out.push(...sortsAndPages(resource, label, filters, driver, sortOf(q, filters, driver)));
+      out.push(...sortsAndPages(resource, label, filters, driver, sortOf(q, filters, driver), search));
     }
   }
   return out;
 }
 
-function sortsAndPages(resource: ApiResource, label: string, filters: Filters, driver: Driver, implied: string)
-  : Case[] {
+function sortsAndPages(resource: ApiResource, label: string, filters: Filters, driver: Driver, implied: string,
+  search?: SearchPlan): Case[] {
   const out: Case[] = [];
   // A sort the filters do not fix: every sort field; else the one they imply (others answer 400).
   const free = driver !== 'search' && filters.modifiedAfter === undefined;
@@ -67,7 +68,9 @@ function sortsAndPages(resource: ApiResource, label: string, filters: Filters, d
         const cursor = mode === 'after' ? { value: orderby === 'id' ? 5 : 'm', id: 5 } : null;
         out.push({
           name: `${label} orderby=${orderby} ${order} ${mode}`,
-          shape: { resource, filters, driver, orderby, order, cursor, limit: 11, offset: mode === 'page' ? 20 : 0 },
+          shape: {
+            resource, filters, driver, orderby, order, cursor, limit: 11, offset: mode === 'page' ? 20 : 0, search,
+          },
         });
       }
     }
@@ -108,7 +111,7 @@ describe.each(DIALECTS)('list query plans on %s', (dialect) => {
       if (dialect === 'sqlite') {
         if (/TEMP B-TREE/.test(line)) bad.push(`sorts the matches: ${line}`);
         // A led search's list of at most 1,000 candidate ids is the one set a list builds first (search-anchor.ts).
-        const led = typeof shape.filters.searchLead === 'object' && /LIST SUBQUERY/.test(line);
+        const led = shape.search?.by === 'ids' && /LIST SUBQUERY/.test(line);
         if (/MATERIALIZE|LIST SUBQUERY|BLOOM/.test(line) && !led) bad.push(`builds a set first: ${line}`);
         const scan = /^SCAN (\S+)(.*)$/.exec(line);
         // An ordered walk of the whole index is right only when nothing narrows the list (LIMIT stops it).
@@ -127,9 +130,10 @@ describe.each(DIALECTS)('list query plans on %s', (dialect) => {
   it('a search more records hold than are counted walks the id order, never a GIN lookup of every match', async () => {
     if (dialect !== 'postgres') return;
     for (const resource of RESOURCES) {
-      const filters: Filters = { search: 'silva', searchLead: 'common' };
+      const filters: Filters = { search: 'silva' };
       const shape: Shape = {
         resource, filters, driver: 'search', orderby: 'id', order: 'desc', cursor: null, limit: 11, offset: 0,
+        search: { by: 'walk', guessed: false },
       };
       const query = pageQuery(wp.core.store.sql, shape).compile(wp.core.db);
       // Index walks and table scans priced out: a condition the trigram index could answer would be answered by it.
@@ -166,7 +170,7 @@ describe.each(DIALECTS)('list query plans on %s', (dialect) => {
         const { walk, rest } = countQueries(wp.core.store.sql, { ...c.shape, cursor: null }, 1001);
         const lines: string[] = [];
         // A search is first probed in its index (search-anchor.ts): up to 1,001 ids, read from the index alone.
-        const probe = c.shape.driver === 'search' && !c.shape.filters.searchLead
+        const probe = c.shape.driver === 'search' && !c.shape.search
           ? [searchCandidates(wp.core.store.sql, resource, c.shape.filters.search!, 1001)] : [];
         for (const q of rest ? [...probe, walk, rest] : [...probe, walk]) {
           lines.push(...await plan(q.compile(wp.core.db), c.shape.driver === 'search'));

@@ -7,7 +7,7 @@ import { DIALECTS } from '../helpers/db.js';
 import { apiFixture, booking, parseLinks, relative, type ApiFixture } from './setup.js';
 import { putMany } from '../../src/host/write.js';
 import { validateInput } from '../../src/records/validate.js';
-import { COUNTED_MATCHES, MAX_OFFSET } from '../../src/api/list.js';
+import { COUNTED_MATCHES, MAX_OFFSET } from '../../src/api/list-tuning.js';
 
 const STATUSES = ['pending', 'booked', 'completed', 'canceled'];
 const at = (minute: number) => new Date(Date.parse('2026-02-01T00:00:00Z') + minute * 60_000).toISOString();

@@ -3,7 +3,7 @@
 // SQL has to escape. 30 customers' e-mail addresses share "@example.com"; a few hold a rare number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/db.js';
-import { COUNTED_MATCHES } from '../../src/api/list.js';
+import { COUNTED_MATCHES } from '../../src/api/list-tuning.js';
 import { searchLead, searchPieces } from '../../src/api/search-anchor.js';
 import { apiFixture, booking, parseLinks, type ApiFixture } from './setup.js';
 

@@ -1,17 +1,17 @@
-// On PostgreSQL a search many records hold walks at most SEARCH_WALK records in id order for its page (list-plan.ts),
+// On PostgreSQL a search many records hold walks at most SEARCH_WALK records in id order for its page (list-tuning.ts),
 // since the GIN lookup reads every match; when the planner estimates far more matches than are counted, the list even
 // skips that lookup (search-anchor.ts 'guessed'). When the walk finds less than its page (a stale estimate, matches
 // further on, the end of the list) the list asks the index: the answer is what the search holds either way.
 // 10,200 customers named Guessman, analysed; then 10,200 others after them; then all but three removed, with no new
 // ANALYZE, so the planner still expects thousands. On both databases a search a probe found common is remembered for a
-// minute and walked without a probe (search-anchor.ts KNOWN_COMMON_MS).
+// minute and walked without a probe (list-tuning.ts KNOWN_COMMON_MS, search-memo.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type Kysely } from 'kysely';
 import { DIALECTS } from '../helpers/db.js';
 import { apiFixture, customer, fakeClock, parseLinks, type ApiFixture } from './setup.js';
 import { deleteRecord, putMany } from '../../src/host/write.js';
 import { validateInput } from '../../src/records/validate.js';
-import { COUNTED_MATCHES } from '../../src/api/list.js';
+import { COUNTED_MATCHES } from '../../src/api/list-tuning.js';
 import { searchLead } from '../../src/api/search-anchor.js';
 import type { Database } from '../../src/store/tables.js';
 
