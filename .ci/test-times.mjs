@@ -5,6 +5,11 @@ import { relative } from 'node:path';
 
 const file = process.argv[2] ?? 'test-results/vitest.json';
 const rows = Number(process.argv[3] ?? 200);
+/**
+ * @type {{ startTime: number, numTotalTests: number, numPassedTests: number, numFailedTests: number,
+ *   numPendingTests: number, numTodoTests?: number, testResults: Array<{ name: string, startTime: number,
+ *   endTime: number, assertionResults: Array<{ status: string }> }> }}
+ */
 const report = JSON.parse(readFileSync(file, 'utf8'));
 const files = report.testResults.map((r) => ({
   name: relative(process.cwd(), r.name),

@@ -91,8 +91,7 @@ async function ensureImported(dialect: Dialect, size: number, path: string, line
   if (existsSync(marker)) return { ...JSON.parse(readFileSync(marker, 'utf8')), reused: true };
   if (dialect === 'sqlite') {
     for (const s of ['', '-wal', '-shm']) rmSync(join(DATA, `scale-${size}.db${s}`), { force: true });
-  }
-  else {
+  } else {
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     await client.query(`DROP SCHEMA IF EXISTS scale_${size} CASCADE; CREATE SCHEMA scale_${size}`);

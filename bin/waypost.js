@@ -37,8 +37,9 @@ if (heapFlags && !given.some((a) => /^--max-(semi|old)-space-size/.test(a))) {
   const args = [...await heapFlags(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
   // The IPC channel tells the child when this process is gone (even SIGKILLed): it then stops as on SIGTERM.
   const child = spawn(process.execPath, args, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
+  const forwarded = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
+  for (const signal of forwarded) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (signal ? constants.signals[signal] : 0)));
 } else {
   await import(entry.href);
 }

@@ -108,8 +108,9 @@ function redactSerializedError(e: Record<string, unknown>, depth: number): void 
   for (const k of Object.keys(e)) {
     const v = e[k];
     if (v !== undefined && isCredentialKey(k)) e[k] = REDACTED;
-    else if (isSerializedError(v)) { if (depth < 10) redactSerializedError(v, depth + 1); }
-    else if (Array.isArray(v)) e[k] = v.map((x: unknown) => redactSerializedItem(x, depth + 1));
+    else if (isSerializedError(v)) {
+      if (depth < 10) redactSerializedError(v, depth + 1);
+    } else if (Array.isArray(v)) e[k] = v.map((x: unknown) => redactSerializedItem(x, depth + 1));
     else e[k] = redactObject(v);
   }
 }

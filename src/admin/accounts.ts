@@ -4,7 +4,7 @@ import type { Core } from '../core.js';
 import type { Database } from '../store/tables.js';
 import { badRequest, conflict } from '../errors.js';
 import { newId } from '../ids.js';
-import { DUMMY_HASH, hasPassword, hashPassword, NO_PASSWORD, verifyPassword } from './passwords.js';
+import { DUMMY_HASH, hasPassword, hashPassword, verifyPassword } from './passwords.js';
 import type { AdminRow } from './tables.js';
 
 export const PASSWORD_MIN_LENGTH = 10;

@@ -54,7 +54,7 @@ const notLinked = ({ email, user }: SignInLinkRequest) => forbidden('account_not
 
 /** Makes a link; null (the request kept for the account's owner to allow) when it may not open that account. */
 export async function issueSignInLink(core: Core, request: SignInLinkRequest): Promise<{
-  url: string; expires_at: string; } | null> {
+  url: string; expires_at: string } | null> {
   const { email, name, user } = request;
   const token = randomBytes(32).toString('base64url');
   const now = core.clock.now();

@@ -3,7 +3,7 @@
 // its outcome: sent, failed (with the SMTP error), stored, or suppressed by filters.suppressFailureEmail.
 import type { Core } from '../core.js';
 import { newId } from '../ids.js';
-import { composeAlert, type AlertLevel, type FailureAlert } from './compose.js';
+import { composeAlert, type FailureAlert } from './compose.js';
 import { sendMail } from './mailer.js';
 import type { AlertRow } from './tables.js';
 

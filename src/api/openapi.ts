@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import { apiRoot } from '../config.js';
 import { parameterExample } from './examples.js';
+import type { Json } from './openapi-json.js';
 import { registerReferencePage } from './reference-page.js';
 import { ID_PATTERN } from './schemas.js';
 import { addWebhooksCatalog } from './webhooks-catalog.js';
@@ -39,8 +40,6 @@ const HEADERS = {
   Allow: { description: 'The methods the path takes', schema: { type: 'string', const: ALLOW } },
 };
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
-
-type Json = Record<string, any>;
 
 /** `post` and `/bookings/{id}` → postBookingNotAllowed; `/bookings` → postBookingsNotAllowed (SDK method names). */
 const operationIdOf = (method: string, path: string) => {

@@ -4,8 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
 import { AppError } from '../errors.js';
-
-type Json = Record<string, any>;
+import type { Json } from './openapi-json.js';
 
 /** The collection's variables: set accessToken and accessSecret to an API key and its secret. */
 export const POSTMAN_VARIABLES = ['baseUrl', 'accessToken', 'accessSecret'] as const;

@@ -42,10 +42,11 @@ export class RedisHealth {
     redis.on('error', (err: Error) => {
       if (this.state !== 'down') this.failed(err);
     });
-    const health = this; // the collect callback's `this` is the gauge
+    const up = () => this.state === 'up';
+    // The collect callback's `this` is the gauge.
     metrics.gauge('waypost_redis_up', 'Whether this process can use Redis (1) or answers without it (0)', [],
       function collect() {
-        this.set(health.state === 'up' ? 1 : 0);
+        this.set(up() ? 1 : 0);
       });
   }
 

@@ -50,7 +50,7 @@ export const LIST_QUERIES = {
     customer_id: Type.Optional(IdParam('Only bookings of this customer')),
     trip_id: Type.Optional(IdParam('Only bookings that include this trip')),
     email: Type.Optional(Type.String({
-      minLength: 1, maxLength: 254, description: "Only bookings whose customer has this e-mail (case-insensitive)",
+      minLength: 1, maxLength: 254, description: 'Only bookings whose customer has this e-mail (case-insensitive)',
     })),
   }, { additionalProperties: false }),
   trips: Type.Object({

@@ -35,7 +35,7 @@ function describe(e: ErrorObject, known: string[], data: unknown) {
   return invalidParameter(name, e.message ?? 'is invalid');
 }
 
-export const apiValidatorCompiler: FastifySchemaCompiler<any> = ({ schema }) => {
+export const apiValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => {
   const validate = ajv.compile(schema as object);
   const known = Object.keys((schema as { properties?: object }).properties ?? {});
   return (data: unknown) => {

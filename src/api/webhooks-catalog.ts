@@ -6,8 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { PUBLIC_SCHEMAS } from '../records/schemas.js';
 import { EVENT_FIRES_WHEN, EVENT_RESOURCE, EVENT_TYPES } from '../webhooks/catalog.js';
 import { sampleEnvelope } from '../webhooks/samples.js';
-
-type Json = Record<string, any>;
+import type { Json } from './openapi-json.js';
 
 // A fixed time, so the document (and its ETag-less JSON) is the same on every request.
 const EXAMPLE_TIME = Date.parse('2027-03-01T09:00:00.000Z');

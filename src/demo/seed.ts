@@ -8,7 +8,7 @@ import { conflict } from '../errors.js';
 import { putMany } from '../host/write.js';
 import { RESOURCES, type Resource } from '../records/schemas.js';
 import { validateInput } from '../records/validate.js';
-import type { Database } from '../store/tables.js';
+import type { Database, UntypedDb } from '../store/tables.js';
 import { demoCatalogue, type DemoOptions } from './catalogue.js';
 
 export type SeedSummary = Record<Resource, { created: number; changed: number; unchanged: number }>;
@@ -50,7 +50,7 @@ export async function markDemoKey(core: Core, keyId: string): Promise<void> {
 /** A record the demo did not write (a site's), or null: the first found, from each table's first unmarked row. */
 export async function hostRecord(db: Kysely<Database>): Promise<{ resource: Resource; id: number } | null> {
   for (const resource of RESOURCES) {
-    const row = await (db as unknown as Kysely<any>).selectFrom(resource).select('id')
+    const row = await (db as unknown as UntypedDb).selectFrom(resource).select('id')
       .where((eb) => eb.not(eb.exists(eb.selectFrom('demo_records').select('demo_records.id')
         .where('demo_records.resource', '=', resource).whereRef('demo_records.id', '=', `${resource}.id`))))
       .limit(1).executeTakeFirst();

@@ -5,12 +5,13 @@
 // import that stops half-way is finished by the next import (of any file), and `waypost serve` refuses to start
 // while something is pending (lists would scan and search would miss records). Records, trip links and the
 // maintained totals are written as usual, so every row is right at every commit; only the indexes wait.
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { Core } from '../core.js';
 import type { Pending } from '../store/bulk-schema.js';
+import type { UntypedDb } from '../store/tables.js';
 import { RESOURCES } from '../records/schemas.js';
 
-type Db = Kysely<any>;
+type Db = UntypedDb;
 
 /** The tables an import writes; their secondary indexes and triggers wait during a bulk load. */
 const TABLES = ['trips', 'customers', 'bookings', 'booking_trips', 'payments', 'enquiries', 'reviews'];

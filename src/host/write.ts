@@ -189,4 +189,3 @@ async function resolveEmbeddedCustomer(
   await upsert(trx, core, 'customers', id, fields, changes);
   return id;
 }
-

@@ -2,13 +2,13 @@
 // Repositories are plain functions taking `db` or a transaction first; the caller owns the unit of work.
 import type { CompiledQuery, Kysely } from 'kysely';
 import { indexSearchText, searchTextInIndexOnly, searchText, type Searchable } from '../store/dialect.js';
-import type { Database } from '../store/tables.js';
+import type { Database, UntypedDb } from '../store/tables.js';
 import { isLegacyEngine, type StoredRecords } from './normalize.js';
 import type { Resource } from './schemas.js';
 
 type Db = Kysely<Database>;
 /** Record tables share the columns id and data; queries that take the table name as a value use this view. */
-const anyTable = (db: Db) => db as unknown as Kysely<any>;
+const anyTable = (db: Db) => db as unknown as UntypedDb;
 
 export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): Record<string, unknown> {
   const data = JSON.stringify(rec);

@@ -1,12 +1,13 @@
 // Where SQLite and PostgreSQL differ for a large import (src/host/import.ts, bulk.ts, bulk-load.ts): the batch size
 // each does best with, how a batch commits, which secondary indexes and triggers a bulk load drops (sqlite_master vs
 // pg_index), how the search index is rebuilt (FTS5 table vs a GIN index like any other) and what follows an import.
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
 import { combineWrites, pgBatchTransaction } from './bulk-pg.js';
 import { SEARCHABLE } from './dialect.js';
+import type { UntypedDb } from './tables.js';
 
-type Db = Kysely<any>;
+type Db = UntypedDb;
 
 /** An index, trigger or search index a bulk load dropped, with what rebuilds it. */
 export interface Pending {

@@ -3,8 +3,9 @@
 // SQLite: nothing to do, its write transactions take the database's only write lock up front (BEGIN IMMEDIATE),
 // across processes too.
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { dialectOf } from './dialect.js';
+import type { UntypedDb } from './tables.js';
 
 /** 64-bit advisory lock key of a name (a hash: two names sharing a key only wait for each other). */
 function lockKey(name: string): bigint {
@@ -16,7 +17,7 @@ function lockKey(name: string): bigint {
  * the same keys cannot deadlock; one that learns of a key only after reading may, and PostgreSQL then aborts one of
  * them (40P01), which the caller retries.
  */
-export async function lockNames(trx: Kysely<any>, names: string[]): Promise<void> {
+export async function lockNames(trx: UntypedDb, names: string[]): Promise<void> {
   if (names.length === 0 || dialectOf(trx) !== 'postgres') return;
   const keys = lockKeys(names);
   // unnest() yields the array in order, one lock per row.

@@ -1,6 +1,7 @@
 // Versioned migrations, run by `waypost migrate` and on every start. Migrations are frozen once released.
-import { Migrator, sql, type DatabaseIntrospector, type Kysely, type Migration } from 'kysely';
+import { Migrator, sql, type DatabaseIntrospector, type Migration } from 'kysely';
 import { dialectOf } from './dialect.js';
+import type { UntypedDb } from './tables.js';
 import * as m0001 from './migrations/0001_records.js';
 import * as m0002 from './migrations/0002_webhooks.js';
 import * as m0003 from './migrations/0003_api_usage.js';
@@ -47,7 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_demo_records': m0021,
 };
 
-export async function migrate(db: Kysely<any>): Promise<string[]> {
+export async function migrate(db: UntypedDb): Promise<string[]> {
   if (dialectOf(db) === 'postgres') {
     // pg_trgm serves `search`; creating it twice at once races, so tolerate "already exists".
     await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`.execute(db).catch((err: { code?: string }) => {
@@ -73,7 +74,7 @@ export async function migrate(db: Kysely<any>): Promise<string[]> {
  * 550 schemas, 90,000 catalog rows) that took 6-7 s per start instead of under one. This hands it an introspector
  * that sees only the schema being migrated, which is all it asks about.
  */
-function seeingOnly(db: Kysely<any>, schema: string): Kysely<any> {
+function seeingOnly(db: UntypedDb, schema: string): UntypedDb {
   const introspection: DatabaseIntrospector = {
     getSchemas: async () => (await sql<{ name: string }>`
       SELECT nspname AS name FROM pg_namespace WHERE nspname = ${schema}`.execute(db)).rows,

@@ -1,13 +1,14 @@
 // Multi-row INSERT statements for the importer's batches (bulk.ts), as SQL text for either database.
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { dialectOf } from './dialect.js';
+import type { UntypedDb } from './tables.js';
 
 /**
  * A multi-row INSERT (an upsert on `key` when given), its SQL text built once per table, columns and row count.
  * Kysely's builder took about 70 ms to compile a 500-row insert; the text is the same for every full chunk.
  */
 const texts = new Map<string, string>();
-export function rowsStatement(db: Kysely<any>, table: string, columns: string[], rows: Array<Record<string, unknown>>,
+export function rowsStatement(db: UntypedDb, table: string, columns: string[], rows: Array<Record<string, unknown>>,
   key: string | null): CompiledQuery {
   const sqlite = dialectOf(db) === 'sqlite';
   const id = `${sqlite}|${table}|${columns.join(',')}|${rows.length}|${key}`;

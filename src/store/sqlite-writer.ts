@@ -117,8 +117,9 @@ export class SqliteWriter {
   }
 }
 
-/* eslint-disable */
-// The thread: runs as its own script (see above), so it requires what it needs and refers to nothing outside.
+// The thread: runs as its own script (see above), so it requires what it needs and refers to nothing outside; what
+// it requires (the driver, given by path) comes untyped.
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 function writerThread(): void {
   const { parentPort, workerData } = require('node:worker_threads');
   const Database = require(workerData.driver);

@@ -9,7 +9,6 @@ import { signalNote } from './delivery/schedule.js';
 import { webhookRow } from './manage.js';
 import { queueDelivery, wakeWorkers } from './outbox.js';
 import type { DeliveryRow, DeliveryStatus } from './tables.js';
-import type { AlertRow } from '../alerts/tables.js';
 import type { AlertView } from '../alerts/views.js';
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];

@@ -38,8 +38,10 @@ describe.each(DIALECTS)('failure alerts on %s', (dialect) => {
     await open({ alertEmail: 'owner@example.com' });
     const warnings: string[] = [];
     const warn = wp.core.log.warn.bind(wp.core.log);
-    wp.core.log.warn = ((obj: unknown, msg?: string) => { warnings.push(String(msg)); return warn(obj as never,
-      msg as never); }) as typeof wp.core.log.warn;
+    wp.core.log.warn = ((obj: unknown, msg?: string) => {
+      warnings.push(String(msg));
+      return warn(obj as never, msg as never);
+    }) as typeof wp.core.log.warn;
     const row = await sendFailureAlert(wp.core, alert());
     expect(row).toMatchObject({ status: 'stored', recipient: 'owner@example.com', level: 'warning' });
     expect(warnings.some((w) => w.includes('SMTP_URL is not set'))).toBe(true);

@@ -2,7 +2,7 @@
 
 /** Signs in with the password and allows the WordPress user the last refused sign-in link asked for. */
 export async function allowRequestedWordPressUser(waypostUrl: string, email: string, password: string): Promise<{
-  site_url: string; wp_user_id: number; }> {
+  site_url: string; wp_user_id: number }> {
   const signIn = await fetch(`${waypostUrl}/admin/api/session`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }),
   });

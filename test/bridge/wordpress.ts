@@ -142,7 +142,7 @@ require __DIR__ . '/index.php';
 
 // A theme, so front-end requests render something (Debian ships none).
 const THEME_STYLE = '/*\nTheme Name: Waypost Test\n*/\n';
-const THEME_INDEX = "<?php\nget_header();\n"
+const THEME_INDEX = '<?php\nget_header();\n'
   + "while ( have_posts() ) { the_post(); the_title( '<h1>', '</h1>' ); the_content(); }\nget_footer();\n";
 
 /** The main file of a plugin directory (the PHP file with a "Plugin Name:" header). */

@@ -83,12 +83,12 @@ function registerQueueGauges(core: Core): void {
   // One query serves both gauges of a scrape (each gauge's collect asks; the second gets the first's answer).
   const read = () => (reading ??= queueFigures(core).finally(() => setImmediate(() => { reading = null; })));
   // Without an answer the gauges keep their last values: the scrape still shows waypost_database_up = 0.
-  metrics.gauge('waypost_delivery_queue_depth', 'Pending deliveries: due now, in flight or waiting for a retry '
-    + `(counted up to ${QUEUE_DEPTH_CAP}: the gauge stays there however many more wait)`, [],
-    async function collect() {
-      const figures = await read();
-      if (figures) this.set(figures.depth);
-    });
+  const depthHelp = 'Pending deliveries: due now, in flight or waiting for a retry '
+    + `(counted up to ${QUEUE_DEPTH_CAP}: the gauge stays there however many more wait)`;
+  metrics.gauge('waypost_delivery_queue_depth', depthHelp, [], async function collect() {
+    const figures = await read();
+    if (figures) this.set(figures.depth);
+  });
   metrics.gauge('waypost_delivery_oldest_due_age_seconds',
     'How long the oldest due delivery has been due (0 when none is)', [], async function collect() {
       const figures = await read();

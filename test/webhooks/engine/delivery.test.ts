@@ -268,8 +268,10 @@ describe.each(DIALECTS)('webhook delivery on %s', (dialect) => {
 
   it('an explicit attempt on a delivery a worker holds waits for that attempt instead of sending twice', async () => {
     await setup();
-    receiver.respond = async (_req, res) => { await new Promise((r) => setTimeout(r, 300)); res.writeHead(200)
-      .end('late ok'); };
+    receiver.respond = async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 300));
+      res.writeHead(200).end('late ok');
+    };
     await addWebhook(wp.core, receiver.url);
     await wp.put('enquiries', 3, enquiry);
     const d = await onlyDelivery();

@@ -80,7 +80,7 @@ export function SettingsPage() {
             webhook is disabled. They cannot be switched off here.
             {!settings.smtp_configured && (
               <> SMTP is not configured (<code>SMTP_URL</code>), so alerts are stored and shown under Logs › E-mail
-              alerts.</>
+                alerts.</>
             )}
           </div>
           <h2>Delivery logs</h2>

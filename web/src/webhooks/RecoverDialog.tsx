@@ -75,7 +75,9 @@ export function RecoverDialog({ webhook: w, since: preset, intro, title, onClose
     }, POLL_MS);
     return () => window.clearTimeout(timer);
   }, [job, w.id]);
-  useEffect(() => { if (job && job.status !== 'running') onDone?.(); }, [job?.status]); // eslint-disable-line
+  // Once per finished job: the parent's onDone is a new function at each of its renders.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  useEffect(() => { if (job && job.status !== 'running') onDone?.(); }, [job?.status]);
 
   const start = async () => {
     setError(null);

@@ -36,7 +36,8 @@ export function WebhookEditor({ id }: { id: string | null }) {
   const toggle = useActiveToggle(refresh);
   const view = useView(!id ? 'Add webhook' : webhook ? `${webhook.name} · Webhooks` : 'Webhook');
   // The title takes focus when it appears (a new form, a saved one), and marks the view as shown.
-  const titleRef = useCallback((el: HTMLHeadingElement | null) => { title.ref(el); view(el); }, [title.ref, view]);
+  const focusTitle = title.ref;
+  const titleRef = useCallback((el: HTMLHeadingElement | null) => { focusTitle(el); view(el); }, [focusTitle, view]);
 
   useEffect(() => {
     get<EventTypeInfo[]>('/events').then(setEventTypes, () => setEventTypes([]));

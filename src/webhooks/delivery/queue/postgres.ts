@@ -95,4 +95,3 @@ function successStatement(db: Kysely<Database>) {
 export async function notifyQueued(db: Kysely<Database>): Promise<void> {
   await sql`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`.execute(db);
 }
-
