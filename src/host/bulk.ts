@@ -12,7 +12,7 @@ import { hostIdProblem } from '../records/validate.js';
 import { nextAssignedId, SEARCHABLE, searchIndexStatements, type Searchable }
   from '../store/dialect.js';
 import { lockNames } from '../store/locks.js';
-import type { Database } from '../store/tables.js';
+import type { Database, UntypedDb } from '../store/tables.js';
 import { storedFor } from './draft.js';
 import { rowsStatement } from '../store/rows-statement.js';
 import { retryOnConflict, writeLockNames } from './locks.js';
@@ -126,7 +126,7 @@ export class Batch {
       const original = this.table(this.original, resource);
       for (const id of ids) current.set(id, null);
       for (const part of chunks([...ids])) {
-        const rows = await (this.trx as unknown as Kysely<any>).selectFrom(resource).select(['id', 'data'])
+        const rows = await (this.trx as unknown as UntypedDb).selectFrom(resource).select(['id', 'data'])
           .where('id', 'in', part).execute() as Array<{ id: number; data: string }>;
         for (const row of rows) current.set(Number(row.id), JSON.parse(row.data) as Stored);
       }
@@ -155,7 +155,7 @@ export class Batch {
 
   /** A record the batch did not name up front (an embedded customer found by e-mail). */
   private async read(resource: Resource, id: number): Promise<Stored | null> {
-    const row = await (this.trx as unknown as Kysely<any>).selectFrom(resource).select('data')
+    const row = await (this.trx as unknown as UntypedDb).selectFrom(resource).select('data')
       .where('id', '=', id).executeTakeFirst() as { data: string } | undefined;
     const flying = this.inFlight(resource, id);
     const rec = flying !== undefined ? flying : row ? (JSON.parse(row.data) as Stored) : null;
@@ -207,7 +207,7 @@ export class Batch {
 
   /** The statements that write what changed: rows, search index, trip links, totals (compiled, not run). */
   statements(): CompiledQuery[] {
-    const db = this.trx as unknown as Kysely<any>;
+    const db = this.trx as unknown as UntypedDb;
     const out: CompiledQuery[] = [];
     const rowsOf = (table: string, list: Array<Record<string, unknown>>) =>
       rowsStatement(db, table, Object.keys(list[0]), list, null);
