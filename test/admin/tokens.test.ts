@@ -23,14 +23,14 @@ const NO_HOST_TOKEN_ENV = { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }; // testWayp
 
 /** Every value in every table, as text: a clear token must be in none of them. */
 async function everyValue(db: Kysely<any>): Promise<string> {
-  // On PostgreSQL, only this test's schema (the introspection lists every schema's tables).
-  const schema = dialectOf(db) === 'postgres'
-    ? (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db)).rows[0]?.s
-    : undefined;
-  const tables = (await db.introspection.getTables({ withInternalKyselyTables: true }))
-    .filter((t) => t.schema === schema);
-  expect(tables.map((t) => t.name)).toContain('settings');
-  const dumps = await Promise.all(tables.map(async (t) => JSON.stringify(await db.selectFrom(t.name).selectAll()
+  // On PostgreSQL, only this test's schema, asked for by name: Kysely's introspection reads every schema's tables,
+  // and fails when another test run drops its schema meanwhile.
+  const tables = dialectOf(db) === 'postgres'
+    ? (await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = current_schema()`.execute(db)).rows.map((r) => r.name)
+    : (await db.introspection.getTables({ withInternalKyselyTables: true })).map((t) => t.name);
+  expect(tables).toContain('settings');
+  const dumps = await Promise.all(tables.map(async (t) => JSON.stringify(await db.selectFrom(t).selectAll()
     .execute())));
   return dumps.join('\n');
 }
@@ -203,7 +203,7 @@ describe.each(DIALECTS)('admin and host tokens on %s', (dialect: TestDialect) =>
     } finally {
       await store.close();
     }
-  }, 120_000); // seven CLI processes and a server, each a tsx start
+  }, 120_000); // a server in its own process (a tsx start) and seven CLI runs
 
   it('with WAYPOST_HOST_TOKEN set, stores no host token and refuses to rotate one', async () => {
     const env = { DATABASE_URL: await freshDatabaseUrl(dialect), WAYPOST_HOST_TOKEN: 'from-the-environment' };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { openStore } from '../../src/store/db.js';
 import { readdirSync } from 'node:fs';
-import { runCli, tempSqliteUrl } from './run.js';
+import { runCli, runCliProcess, tempSqliteUrl } from './run.js';
 
 const MIGRATION_FILES = readdirSync(new URL('../../src/store/migrations/', import.meta.url))
   .filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')).sort();
@@ -27,12 +27,13 @@ describe('waypost migrate', () => {
 });
 
 describe('waypost host-token', () => {
+  // As real processes: the token alone on stdout through a pipe, as `$(waypost host-token)` reads it, and --json.
   it('generates a token and prints it that once (only its hash is kept)', async () => {
     const DATABASE_URL = tempSqliteUrl();
-    const first = await runCli(['host-token'], { DATABASE_URL });
+    const first = await runCliProcess(['host-token'], { DATABASE_URL });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout.trim()).toMatch(/^wph_[\w-]{32}$/);
-    const json = await runCli(['host-token', '--json'], { DATABASE_URL });
+    const json = await runCliProcess(['host-token', '--json'], { DATABASE_URL });
     expect(JSON.parse(json.stdout)).toEqual({ token: null, status: 'exists' });
   });
 

@@ -2,7 +2,7 @@
 // on stdout, so a script can rely on both.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempSqliteUrl } from './run.js';
+import { runCli, runCliProcess, tempSqliteUrl } from './run.js';
 
 const packageJson = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
 const { version } = JSON.parse(packageJson) as { version: string };
@@ -19,7 +19,7 @@ describe('waypost --version', { timeout: 60_000 }, () => {
 
 describe('failures with and without --json', { timeout: 120_000 }, () => {
   const DATABASE_URL = tempSqliteUrl();
-  // Migrated first: each case runs two processes at once, and two first starts would both create the tables.
+  // Migrated first: each case runs the CLI twice at once, and two first starts would both create the tables.
   beforeAll(async () => expect((await runCli(['migrate'], { DATABASE_URL })).code).toBe(0));
   interface Case {
     what: string;
@@ -28,11 +28,13 @@ describe('failures with and without --json', { timeout: 120_000 }, () => {
     code: string;
     exit: number;
     human: RegExp;
+    /** Through a real process and its pipes (main.ts's exit code; the JSON whole on stderr), not run() in-process. */
+    process?: boolean;
   }
   const cases: Case[] = [
     {
       what: 'an unknown webhook', args: ['webhooks', 'show', 'wh_nope'], code: 'not_found', exit: 1,
-      human: /^waypost: Webhook wh_nope was not found\n$/,
+      human: /^waypost: Webhook wh_nope was not found\n$/, process: true,
     },
     {
       what: 'an unknown API key', args: ['keys', 'disable', 'key_nope'], code: 'not_found', exit: 1,
@@ -66,9 +68,10 @@ describe('failures with and without --json', { timeout: 120_000 }, () => {
 
   it.each(cases)('$what: exit $exit, a line for people or {"error":{…}} on stderr', async (c) => {
     const { args, env, code, exit, human } = c;
+    const waypost = c.process ? runCliProcess : runCli;
     const [asText, asJson] = await Promise.all([
-      runCli(args, { DATABASE_URL, ...env }),
-      runCli([...args, '--json'], { DATABASE_URL, ...env }),
+      waypost(args, { DATABASE_URL, ...env }),
+      waypost([...args, '--json'], { DATABASE_URL, ...env }),
     ]);
     expect(asText.code).toBe(exit);
     expect(asText.stderr).toMatch(human);
