@@ -1,8 +1,9 @@
 // Data access for the REST API: filtered, sorted, paginated lists and single records, in the public shape.
 // How each list walks one index in O(perpage): list-plan.ts; how a search is read: search-plan.ts. Totals come from
 // maintained counters or a bounded count.
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import type { Core } from '../core.js';
+import type { UntypedDb } from '../store/tables.js';
 import { invalidParameter } from '../errors.js';
 import type { StoredRecords } from '../records/normalize.js';
 import { present, type ReadRows } from '../records/present.js';
@@ -106,7 +107,7 @@ export async function listRecords<R extends ApiResource>(core: Core, resource: R
 }
 
 /** The record tables share id/data; a query taking the table name as a value uses this view. */
-const anyDb = (core: Core) => core.db as unknown as Kysely<any>;
+const anyDb = (core: Core) => core.db as unknown as UntypedDb;
 
 /** One record in the public shape, or null (legacy bookings are absent, as if they did not exist). */
 export async function readRecord<R extends ApiResource>(

@@ -226,7 +226,6 @@ export async function importFile(core: Core, path: string, options: ImportOption
     options.onProgress?.({ lines: throughLine - resumedAfter, bytes: stream.bytesRead, totalBytes: size });
   };
 
-
   // Commits the batch and the progress marker (up to `throughLine`, which covers skipped lines too) together.
   const flush = async (throughLine: number) => {
     const items = batch;

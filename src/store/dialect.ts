@@ -1,10 +1,11 @@
 // The few places where SQLite and PostgreSQL differ, in one file.
-import { sql, SqliteAdapter, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, SqliteAdapter, type CompiledQuery } from 'kysely';
+import type { UntypedDb } from './tables.js';
 
 /** The databases Waypost runs on (`Store.dialect`, for reports; code that needs a difference calls `store.sql`). */
 export type DialectName = 'sqlite' | 'postgres';
 
-export function dialectOf(db: Kysely<any>): DialectName {
+export function dialectOf(db: UntypedDb): DialectName {
   return db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres';
 }
 
@@ -23,7 +24,7 @@ export const SEARCHABLE = ['trips', 'customers', 'bookings', 'payments'] as cons
 export type Searchable = (typeof SEARCHABLE)[number];
 
 /** Keeps the SQLite FTS5 index in step with a row; PostgreSQL indexes the column itself. */
-export async function indexSearchText(db: Kysely<any>, table: Searchable, id: number, text: string | null)
+export async function indexSearchText(db: UntypedDb, table: Searchable, id: number, text: string | null)
   : Promise<void> {
   if (dialectOf(db) !== 'sqlite') return;
   const fts = sql.table(`${table}_fts`);
@@ -35,12 +36,12 @@ export async function indexSearchText(db: Kysely<any>, table: Searchable, id: nu
  * Whether the search text lives only in the search index: SQLite's FTS5 index is contentless and holds the text
  * itself (the column stays empty instead of storing it twice); PostgreSQL's pg_trgm index is built on the column.
  */
-export function searchTextInIndexOnly(db: Kysely<any>): boolean {
+export function searchTextInIndexOnly(db: UntypedDb): boolean {
   return dialectOf(db) === 'sqlite';
 }
 
 /** The statements that put a batch's search texts into SQLite's FTS5 index (none on PostgreSQL), `size` rows each. */
-export function searchIndexStatements(db: Kysely<any>, table: Searchable,
+export function searchIndexStatements(db: UntypedDb, table: Searchable,
   entries: Array<{ id: number; text: string; replaces: boolean }>, size: number,
   rows: (table: string, list: Array<Record<string, unknown>>) => CompiledQuery): CompiledQuery[] {
   if (dialectOf(db) !== 'sqlite') return [];
@@ -61,7 +62,7 @@ export function searchIndexStatements(db: Kysely<any>, table: Searchable,
  * SQLite: one past the highest in the range, safe because a SQLite write transaction holds the only write lock;
  * `last` is the id this transaction handed out before and has not written yet (the importer's batch).
  */
-export async function nextAssignedId(db: Kysely<any>, min: number, last: number | null = null): Promise<number> {
+export async function nextAssignedId(db: UntypedDb, min: number, last: number | null = null): Promise<number> {
   if (dialectOf(db) === 'postgres') {
     const { rows } = await sql<{ id: string }>`SELECT nextval('assigned_customer_ids') AS id`.execute(db);
     return Number(rows[0].id);
