@@ -21,6 +21,8 @@ export class DeliveryWorker {
   private readonly backlog: Backlog;
   private readonly running = new Map<string, Promise<void>>();
   private readonly skipped = new Set<string>(); // webhooks the last claim passed over: refill when they run low
+  // Claimed again while its last run was ending (failure written, lease freed): started when that run ends.
+  private readonly claimedAgain = new Map<string, Claimed>();
   private readonly abort = new AbortController();
   private readonly stopping = new AbortController(); // ends throttled deliveries' waits for their slots
   private readonly throttle: Throttle;
@@ -107,8 +109,11 @@ export class DeliveryWorker {
         await this.releaseLeases(claimed);
         return;
       }
-      // One already running: its lease ran out while it ran and the claim renewed it; it is not started twice.
-      for (const c of claimed) if (!this.running.has(c.id)) this.backlog.add(c);
+      // One already running whose lease ran out while it ran (taken over) is not started twice.
+      for (const c of claimed) {
+        if (!this.running.has(c.id)) this.backlog.add(c);
+        else if (!c.leaseTakenOver) this.claimedAgain.set(c.id, c);
+      }
       this.pump();
       if (this.moreDue) this.again = true;
     } while (this.again && !this.stopped);
@@ -218,6 +223,11 @@ export class DeliveryWorker {
   private finished(item: Claimed): void {
     this.running.delete(item.id);
     this.backlog.finish(item.webhookId);
+    const again = this.claimedAgain.get(item.id);
+    if (again && this.claimedAgain.delete(item.id)) {
+      if (this.stopped) void this.releaseLeases([again]);
+      else this.backlog.add(again);
+    }
     this.pump();
     if (this.inFlight === 0) for (const resolve of this.whenIdle.splice(0)) resolve();
     // Claim again when the prefetched work is down to one round (not after every completion). A webhook the claims

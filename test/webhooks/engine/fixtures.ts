@@ -58,8 +58,10 @@ export interface Mail {
   subject: string;
 }
 
-/** A real SMTP server (smtp-server) on a random port that keeps every message. */
-export async function startSmtp(): Promise<{ url: string; mails: Mail[]; close(): Promise<void> }> {
+/** A real SMTP server (smtp-server) on a random port that keeps every message (answering after `delayMs`). */
+export async function startSmtp(
+  { delayMs = 0 } = {},
+): Promise<{ url: string; mails: Mail[]; close(): Promise<void> }> {
   const mails: Mail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -78,7 +80,7 @@ export async function startSmtp(): Promise<{ url: string; mails: Mail[]; close()
           raw,
           subject,
         });
-        callback();
+        setTimeout(callback, delayMs);
       });
     },
   });

@@ -8,7 +8,7 @@ import { testWaypost } from '../../helpers/waypost.js';
 import { DeliveryWorker } from '../../../src/webhooks/index.js';
 import { queueDelivery, recordEvent } from '../../../src/webhooks/outbox.js';
 import { startReceiver, type Receiver } from './receiver.js';
-import { addWebhook } from './fixtures.js';
+import { addWebhook, startSmtp } from './fixtures.js';
 
 const enquiry = { full_name: 'Cy Young', email: 'cy@example.com' };
 
@@ -18,6 +18,27 @@ describe.each(DIALECTS)('delivery worker on %s', (dialect) => {
   afterEach(async () => {
     for (const wp of opened.splice(0)) await wp.close();
     await receiver.close();
+  });
+
+  it('sends a retry that was claimed again while its last run was still ending', async () => {
+    // Attempts 3 and 4 end with a warning e-mail: a slow SMTP server keeps their runs open after the failure is
+    // written (its lease freed), while the poll claims the retry, due 5 ms later. Dropped, it waited out the lease.
+    const smtp = await startSmtp({ delayMs: 400 });
+    try {
+      receiver = await startReceiver((_req, res) => { res.writeHead(500).end(); });
+      const wp = await testWaypost({ dialect, config: { retryDelaysMs: [5, 5, 5, 5], pollMs: 20,
+        alertEmail: 'ops@example.com', smtpUrl: smtp.url } });
+      opened.push(wp);
+      await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'] });
+      await wp.put('enquiries', 1, enquiry);
+      const worker = new DeliveryWorker(wp.core).start();
+      const deadline = Date.now() + 10_000;
+      while (receiver.requests.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await worker.stop();
+      expect(receiver.requests).toHaveLength(5);
+    } finally {
+      await smtp.close();
+    }
   });
 
   it('two workers on one database deliver each of 200 deliveries exactly once', async () => {
