@@ -33,7 +33,11 @@ describe.runIf(await hasChromium())('the Postman collection from the API Keys ta
     await page.screenshot({ path: join(tmpdir(), 'waypost-keys-postman.png') });
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).toBe('waypost.postman_collection.json');
-    const collection = JSON.parse(readFileSync((await download.path())!, 'utf8'));
+    // Saved, not read from path(): the run's one Chromium is connected to, and a connected browser's downloads
+    // are streamed to the test instead of left on disk.
+    const saved = join(tmpdir(), `waypost-postman-${process.pid}.json`);
+    await download.saveAs(saved);
+    const collection = JSON.parse(readFileSync(saved, 'utf8'));
     expect(collection.info.name).toBe('Waypost REST API');
     expect(collection.variable.map((v: { key: string }) => v.key)).toEqual(['baseUrl', 'accessToken', 'accessSecret']);
     expect(collection.variable[0].value).toBe(base);

@@ -4,7 +4,7 @@
 // queue with "Retry now", backfill progress, and "Open Webhooks & API" landing signed in on the Waypost console.
 // Screenshots go to $TMPDIR/waypost-bridge-screenshots/.
 import { existsSync, mkdirSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import { setPassword } from '../../src/admin/accounts.js';
 import { allowRequestedWordPressUser } from './console-owner.js';
 import { buildConsole, launchChromium } from '../console/browser.js';
 import { CONSOLE_DIST } from '../../src/admin/console.js';
-import { BRIDGE_DIR, hasWordPress, startWordPress, type WordPress } from './wordpress.js';
+import { BRIDGE_DIR, hasWordPress, rewritePhp, startWordPress, type WordPress } from './wordpress.js';
 
 /**
  * Refuses every request that leaves the machine. wp-admin's toolbar shows Gravatar images: on a closed network such
@@ -32,8 +32,6 @@ const SHOTS = path.join(tmpdir(), 'waypost-bridge-screenshots');
 const TOKEN = 'test-host-token';
 const ADMIN = { login: 'wp-owner', password: 'bridge settings pass 7', email: 'owner@example.org', name: 'Olga Owner' };
 const W = { timeout: 20_000, interval: 200 };
-/** php -S runs with OPcache, which looks at a changed file again after opcache.revalidate_freq (2 s). */
-const opcacheSees = () => new Promise((r) => setTimeout(r, 2500));
 
 const available = (await hasWordPress()) && (await hasChromium());
 
@@ -256,10 +254,9 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
     const secret = 'const-token-9f3e-a1b2c3d4';
     const config = path.join(site.dir, 'wp-config.php');
     const original = await readFile(config, 'utf8');
-    await writeFile(config, original.replace("$table_prefix = 'wp_';",
+    await rewritePhp(config, original.replace("$table_prefix = 'wp_';",
       `define( 'WAYPOST_URL', '${waypostUrl}/' );\ndefine( 'WAYPOST_HOST_TOKEN', '${secret}' );\n`
       + "$table_prefix = 'wp_';"));
-    await opcacheSees();
     try {
       await page.goto(settingsUrl());
       const connection = page.locator('#waypost-connection');
@@ -277,8 +274,7 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
       await page.getByRole('button', { name: 'Test connection' }).click();
       await expect.poll(() => notice().innerText(), W).toMatch(/refused the host token/);
     } finally {
-      await writeFile(config, original);
-      await opcacheSees();
+      await rewritePhp(config, original);
     }
   });
 

@@ -4,19 +4,17 @@
 // shown in WordPress (Test connection, the retry queue's last error, Open Webhooks & API).
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
-import { BRIDGE_DIR, hasWordPress, startWordPress, type WordPress } from './wordpress.js';
+import { BRIDGE_DIR, hasWordPress, rewritePhp, startWordPress, type WordPress } from './wordpress.js';
 import { adminHttp, type AdminHttp } from './wp-admin-http.js';
 
 const TOKEN = 'test-host-token';
 /** Words only the other host says: none of them may appear in WordPress. */
 const LEAK = 'INTERNAL-ONLY-7f3a';
-/** php -S runs with OPcache, which looks at a changed wp-config.php again after opcache.revalidate_freq (2 s). */
-const opcacheSees = () => new Promise((r) => setTimeout(r, 2500));
 
 const available = await hasWordPress();
 
@@ -113,20 +111,17 @@ describe.skipIf(!available)('bridge: the host token goes only to the server it w
     const withConstants = (lines: string) =>
       original.replace("$table_prefix = 'wp_';", `${lines}\n$table_prefix = 'wp_';`);
     try {
-      await writeFile(config, withConstants(`define( 'WAYPOST_HOST_TOKEN', '${TOKEN}' );`));
-      await opcacheSees();
+      await rewritePhp(config, withConstants(`define( 'WAYPOST_HOST_TOKEN', '${TOKEN}' );`));
       expect(await admin.settings())
         .toContain('WAYPOST_HOST_TOKEN is defined in wp-config.php, but WAYPOST_URL is not');
       expect(await admin.action('waypost_bridge_test_connection')).toContain('define WAYPOST_URL beside it');
       expect(withToken()).toEqual([]);
 
-      await writeFile(config, withConstants(
+      await rewritePhp(config, withConstants(
         `define( 'WAYPOST_HOST_TOKEN', '${TOKEN}' );\ndefine( 'WAYPOST_URL', '${waypostUrl}' );`));
-      await opcacheSees();
       expect(await admin.action('waypost_bridge_test_connection')).toMatch(/^Connected to Waypost/);
     } finally {
-      await writeFile(config, original);
-      await opcacheSees();
+      await rewritePhp(config, original);
     }
     expect(withToken()).toEqual([]);
   });

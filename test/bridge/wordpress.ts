@@ -5,7 +5,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,6 +47,17 @@ export interface StartOptions {
   plugins?: string[];
   /** Extra wp-config.php constants, e.g. WAYPOST_URL. */
   constants?: Record<string, string | boolean | number>;
+}
+
+let rewrites = 0;
+/**
+ * Rewrites a PHP file of a running site (wp-config.php) so that the next request runs the new text. OPcache compares
+ * mtimes in whole seconds, and two rewrites can fall in one: each gets a later mtime of its own.
+ */
+export async function rewritePhp(file: string, text: string): Promise<void> {
+  await writeFile(file, text);
+  const at = Math.floor(Date.now() / 1000) + 10 + ++rewrites;
+  await utimes(file, at, at);
 }
 
 export interface WordPress {
@@ -255,7 +266,9 @@ export async function startWordPress(options: StartOptions = {}): Promise<WordPr
       `);
     }
 
-    server = spawn('php', ['-S', `127.0.0.1:${port}`, '-t', dir, path.join(dir, '.router.php')], {
+    // OPcache looks at a file's mtime on every request, so a rewritten wp-config.php (rewritePhp) counts at once.
+    server = spawn('php', ['-d', 'opcache.revalidate_freq=0', '-S', `127.0.0.1:${port}`, '-t', dir,
+      path.join(dir, '.router.php')], {
       cwd: dir,
       env: { ...process.env, PHP_CLI_SERVER_WORKERS: '4' },
       stdio: ['ignore', 'ignore', 'pipe'],
