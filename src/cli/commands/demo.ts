@@ -17,10 +17,12 @@ export const DEMO_DATABASE_URL = 'sqlite:./data/demo.db';
 /** Does the server at baseUrl serve the database just seeded (it knows the demo's new key)? Or answer at all? */
 async function serverState(baseUrl: string, listUrl: string, headers: Record<string, string>)
   : Promise<'serves_demo' | 'other' | 'none'> {
+  // Nothing listening is refused at once; a server's first answer on a busy machine (cold statements, a new key
+  // read) can take seconds, and 1.5 s printed a wrong "start the server" hint beside a running one.
   try {
-    const res = await fetch(listUrl, { headers, signal: AbortSignal.timeout(1500) });
+    const res = await fetch(listUrl, { headers, signal: AbortSignal.timeout(5000) });
     if (res.ok) return 'serves_demo';
-    return (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1500) })).ok ? 'other' : 'none';
+    return (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(5000) })).ok ? 'other' : 'none';
   } catch {
     return 'none';
   }
