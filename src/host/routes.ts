@@ -18,7 +18,7 @@ import { demoWarning } from './demo-guard.js';
 // 33 values; the largest is a review at the bridge's 20,000-character cap, 20,163 bytes (English text). 500 of those,
 // the largest batch, are 10.1 MB (9.6 MiB): 12 MiB leaves 25% over it. Parsed, such a batch takes 10 MB of the 160
 // MB heap `waypost serve` has (its text is read as a Buffer, outside the heap). Text in another script escapes to up
-// to 6 bytes a character (Cyrillic: 104 KB a review), so such reviews need smaller batches (the bridge sends 200).
+// to 6 bytes a character (Cyrillic: 104 KB a review): the bridge cuts batches at ~8 MB and halves one refused with 413.
 export const BATCH_BODY_LIMIT = 12 * 1024 * 1024;
 /** One record: ten times the largest real one (a 20,000-character review in Cyrillic is 104 KB once escaped). */
 export const RECORD_BODY_LIMIT = 1024 * 1024;

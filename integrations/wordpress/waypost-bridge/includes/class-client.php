@@ -22,6 +22,13 @@ class Waypost_Bridge_Client {
 	const BATCH_MAX = 500;
 
 	/**
+	 * Encoded bytes at which a batch is cut. Waypost refuses a batch body over 12 MiB with 413 (BATCH_BODY_LIMIT in
+	 * src/host/routes.ts); 8 MB leaves a third of it for the envelope and the estimate's error, so a chunk rarely gets
+	 * that 413 (200 reviews in Cyrillic at the 20,000-character cap are ~24 MB escaped, 500 English ones 10 MB).
+	 */
+	const BATCH_BYTES = 8000000;
+
+	/**
 	 * One request to Waypost.
 	 *
 	 * @param string     $method  HTTP method.
@@ -100,8 +107,9 @@ class Waypost_Bridge_Client {
 
 	/**
 	 * Many PUTs and DELETEs: POST /host/v1/batch {operations: [{op, resource, id, data?}]}. Each operation is run on
-	 * its own by Waypost and gets its own result; more than 500 are sent as several requests. Against a Waypost
-	 * without the batch endpoint (404 for the route) the operations are sent one by one instead.
+	 * its own by Waypost and gets its own result; the operations are sent as several requests of at most 500 and
+	 * about BATCH_BYTES each, and a request Waypost still refuses as too large (413) is split in halves. Against a
+	 * Waypost without the batch endpoint (404 for the route) the operations are sent one by one instead.
 	 *
 	 * @param array $ops     List of ['op' => 'put'|'delete', 'resource' => string, 'id' => int, 'data' => array].
 	 * @param float $timeout Seconds per request.
@@ -112,22 +120,82 @@ class Waypost_Bridge_Client {
 		$ops     = array_values( $ops );
 		$results = array();
 		$status  = 200;
-		foreach ( array_chunk( $ops, self::BATCH_MAX ) as $chunk_no => $chunk ) {
-			$offset = $chunk_no * self::BATCH_MAX;
-			$answer = self::request( 'POST', '/host/v1/batch', array( 'operations' => $chunk ), $timeout );
-			if ( 404 === $answer['status'] && ! self::is_record_not_found( $answer['body'] ) ) {
-				$answer = self::one_by_one( $chunk, $timeout );
+		foreach ( self::chunks( $ops ) as $offset => $chunk ) {
+			$answer = self::send_chunk( $chunk, $timeout );
+			foreach ( isset( $answer['body']['results'] ) && is_array( $answer['body']['results'] ) ? $answer['body']['results'] : array() as $result ) {
+				$result['index'] = $offset + (int) ( isset( $result['index'] ) ? $result['index'] : 0 );
+				$results[]       = $result;
 			}
 			if ( null !== $answer['error'] || ! isset( $answer['body']['results'] ) || ! is_array( $answer['body']['results'] ) ) {
 				return self::answer( $answer['status'], array( 'results' => $results ), null !== $answer['error'] ? $answer['error'] : 'Waypost answered the batch without results.' );
 			}
-			foreach ( $answer['body']['results'] as $result ) {
-				$result['index'] = $offset + (int) ( isset( $result['index'] ) ? $result['index'] : 0 );
-				$results[]       = $result;
-			}
 			$status = $answer['status'];
 		}
 		return self::answer( $status, array( 'results' => $results ), null );
+	}
+
+	/**
+	 * The operations cut into requests of at most BATCH_MAX operations and about BATCH_BYTES of JSON.
+	 *
+	 * @param array $ops Operations (a list).
+	 * @return array Index of each chunk's first operation => the chunk's operations.
+	 */
+	private static function chunks( array $ops ) {
+		$chunks = array();
+		$start  = 0;
+		$bytes  = 0;
+		foreach ( $ops as $index => $op ) {
+			$size = strlen( (string) wp_json_encode( $op ) ) + 1;
+			if ( $index > $start && ( $index - $start >= self::BATCH_MAX || $bytes + $size > self::BATCH_BYTES ) ) {
+				$chunks[ $start ] = array_slice( $ops, $start, $index - $start );
+				$start            = $index;
+				$bytes            = 0;
+			}
+			$bytes += $size;
+		}
+		if ( count( $ops ) > $start ) {
+			$chunks[ $start ] = array_slice( $ops, $start );
+		}
+		return $chunks;
+	}
+
+	/**
+	 * One chunk as one request; a 413 (body too large, or too many JSON values) splits it in halves, each sent the
+	 * same way, down to single operations. Results are indexed within the chunk.
+	 *
+	 * @param array $ops     Operations (a list).
+	 * @param float $timeout Seconds per request.
+	 * @return array As batch().
+	 */
+	private static function send_chunk( array $ops, $timeout ) {
+		$answer = self::request( 'POST', '/host/v1/batch', array( 'operations' => $ops ), $timeout );
+		if ( 404 === $answer['status'] && ! self::is_record_not_found( $answer['body'] ) ) {
+			return self::one_by_one( $ops, $timeout );
+		}
+		if ( 413 !== $answer['status'] ) {
+			return $answer;
+		}
+		if ( 1 === count( $ops ) ) {
+			// Too large on its own: that operation's failure, so the rest go on (sending it again cannot help).
+			$error = array(
+				'code'   => isset( $answer['body']['code'] ) && is_string( $answer['body']['code'] ) ? $answer['body']['code'] : 'payload_too_large',
+				'detail' => null !== $answer['error'] ? $answer['error'] : 'HTTP 413',
+			);
+			return self::answer( 200, array( 'results' => array( array( 'index' => 0, 'status' => 413, 'error' => $error ) ) ), null );
+		}
+		$half    = (int) ceil( count( $ops ) / 2 );
+		$results = array();
+		foreach ( array( 0 => array_slice( $ops, 0, $half ), $half => array_slice( $ops, $half ) ) as $offset => $part ) {
+			$part_answer = self::send_chunk( $part, $timeout );
+			foreach ( isset( $part_answer['body']['results'] ) && is_array( $part_answer['body']['results'] ) ? $part_answer['body']['results'] : array() as $result ) {
+				$result['index'] = $offset + (int) ( isset( $result['index'] ) ? $result['index'] : 0 );
+				$results[]       = $result;
+			}
+			if ( null !== $part_answer['error'] || ! isset( $part_answer['body']['results'] ) ) {
+				return self::answer( $part_answer['status'], array( 'results' => $results ), null !== $part_answer['error'] ? $part_answer['error'] : 'Waypost answered the batch without results.' );
+			}
+		}
+		return self::answer( 200, array( 'results' => $results ), null );
 	}
 
 	/**
