@@ -19,6 +19,14 @@ export function secretMatches(presented: string, secretHash: string): boolean {
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
+/**
+ * Constant-time comparison of a presented token with a known one (from the environment, a session's CSRF token):
+ * both are compared as SHA-256, so neither the time nor the lengths tell how much of it was right.
+ */
+export function tokenMatches(presented: string, expected: string): boolean {
+  return timingSafeEqual(hash('sha256', presented, 'buffer'), hash('sha256', expected, 'buffer'));
+}
+
 const newToken = (prefix: string) => `${prefix}${randomBytes(24).toString('base64url')}`;
 
 /** Stores the hash of a new token unless `setting` has one; the clear token when this call stored it, else null. */

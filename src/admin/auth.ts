@@ -1,10 +1,10 @@
 // Authentication for /admin/api: a bearer admin token (automation; no CSRF needed, browsers never send it on
 // their own) or, for browsers, the session cookie plus a matching X-CSRF-Token header on every state change.
 // Routes that must be public (sign-in, setup) set `config: { adminPublic: true }`; one hook reads it.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../core.js';
 import { forbidden, unauthorized } from '../errors.js';
+import { tokenMatches } from '../tokens.js';
 import { adminTokenCheck } from './token.js';
 import { findSession, SESSION_COOKIE } from './sessions.js';
 
@@ -24,10 +24,9 @@ declare module 'fastify' {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 export function csrfMatches(presented: unknown, expected: string): boolean {
-  return typeof presented === 'string' && presented.length > 0 && timingSafeEqual(digest(presented), digest(expected));
+  return typeof presented === 'string' && presented.length > 0 && tokenMatches(presented, expected);
 }
 
 export function adminAuthHook(core: Core) {

@@ -22,7 +22,7 @@ import { demoWarning } from './demo-guard.js';
 export const BATCH_BODY_LIMIT = 12 * 1024 * 1024;
 /** One record: ten times the largest real one (a 20,000-character review in Cyrillic is 104 KB once escaped). */
 export const RECORD_BODY_LIMIT = 1024 * 1024;
-/** Anything else under /host/v1: DELETE (no body), the sign-in-links request ({email, name}). */
+/** Anything else under /host/v1: DELETE (no body), the sign-in-links request ({email, name, wp_user_id, site_url}). */
 const HOST_BODY_LIMIT = 16 * 1024;
 /**
  * The deepest record is a booking's line item, 8 levels down in a batch ({operations: [{data: {trips: [{line_items:

@@ -2,10 +2,9 @@
 // otherwise one is generated on first start (or by `waypost host-token`) and shown once. Like the admin token
 // (src/admin/token.ts) and API secrets, settings keeps only its SHA-256, so a database backup cannot write as the
 // host; `waypost host-token --rotate` replaces it.
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Core } from '../core.js';
 import { conflict } from '../errors.js';
-import { createStoredToken, rotateStoredToken, storedTokenCheck } from '../tokens.js';
+import { createStoredToken, rotateStoredToken, storedTokenCheck, tokenMatches } from '../tokens.js';
 import { readAgainIfDropped } from './locks.js';
 
 export const HOST_TOKEN_SETTING = 'host_token_hash';
@@ -38,11 +37,4 @@ export function hostTokenCheck(core: Core): (presented: string) => Promise<boole
   const check = storedTokenCheck(core, HOST_TOKEN_SETTING);
   // Read on every request: a connection dropped under it must not turn the write it guards into a 503.
   return (presented) => readAgainIfDropped(() => check(presented));
-}
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/** Constant-time comparison of a presented bearer token with the expected one. */
-export function tokenMatches(presented: string, expected: string): boolean {
-  return timingSafeEqual(digest(presented), digest(expected));
 }

@@ -1,13 +1,13 @@
 // Health, readiness and Prometheus metrics. /metrics tells more than an outsider should know (routes and their
 // traffic, webhook ids, queue depth, memory): on the API's port it answers only with WAYPOST_METRICS_TOKEN; the
 // metrics port (WAYPOST_METRICS_PORT, kept off the public network) needs the token only when one is set.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Core } from '../core.js';
 import { AppError, unauthorized } from '../errors.js';
 import { metricsOf } from '../metrics.js';
 import { readinessDetails } from '../health.js';
+import { tokenMatches } from '../tokens.js';
 
 /** A database that does not answer within this is not ready (a blackholed host would otherwise hang the probe). */
 const DATABASE_CHECK_MS = 2_000;
@@ -31,20 +31,17 @@ async function databaseProblem(core: Core): Promise<string | null> {
 /** Which server the ops routes are part of: the API's (PORT) or the metrics port's. */
 export type OpsListener = 'api' | 'metrics';
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /** Refuses a scrape without the metrics token (or, on the API's port, any scrape when no token is set). */
 function metricsAccess(core: Core, listener: OpsListener): (req: FastifyRequest) => Promise<void> {
   const token = core.config.metricsToken;
-  const expected = token === null ? null : digest(token);
   return async (req) => {
-    if (expected === null) {
+    if (token === null) {
       if (listener === 'metrics') return;
       throw new AppError(404, 'metrics_not_public', 'Not Found', 'the API port serves /metrics only with a token: '
         + 'scrape WAYPOST_METRICS_PORT, or set WAYPOST_METRICS_TOKEN and send "Authorization: Bearer <token>"');
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (bearer === undefined || !timingSafeEqual(digest(bearer), expected)) {
+    if (bearer === undefined || !tokenMatches(bearer, token)) {
       throw unauthorized('metrics_token_required',
         'Send the metrics token (WAYPOST_METRICS_TOKEN) as "Authorization: Bearer <token>".');
     }
