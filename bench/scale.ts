@@ -13,10 +13,10 @@
 // then) takes a turn in every round beside one of this tree's, and so do its 1 and 2 API processes (on a copy of
 // the database without the migrations it does not know), for a before/after in the same run.
 // Needs a build (npm run build) for bin/waypost.js unless BENCH_BEFORE_REF is set.
-import { execFileSync, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createWaypost } from '../src/sdk.js';
@@ -28,6 +28,7 @@ import { PG_URL, REDIS_URL, hasRedis } from '../test/helpers/services.js';
 import { bareLoop, drain, type Receiver } from './scale-drain.js';
 import { apiRounds, copyForBefore } from './scale-http.js';
 import { needWrk } from './need-wrk.js';
+import { beforeTree, ROOT } from './before-tree.js';
 
 const EVENTS = process.env.BENCH_DRAIN === '0' ? 0 : Number(process.env.BENCH_EVENTS ?? 10_000);
 const WEBHOOKS = process.env.BENCH_DRAIN === '0' ? 0 : Number(process.env.BENCH_WEBHOOKS ?? 4);
@@ -37,7 +38,6 @@ const API_SECONDS = Number(process.env.BENCH_API_SECONDS ?? 5);
 const BEFORE_REF = process.env.BENCH_BEFORE_REF;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 const DRAIN = process.env.BENCH_DRAIN !== '0';
-const ROOT = join(import.meta.dirname, '..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round3 = (n: number) => Number(n.toFixed(3));
@@ -60,17 +60,6 @@ async function startReceiver(): Promise<Receiver & { stop(): void }> {
     async reset() { const p = next('reset'); child.send({ type: 'reset' }); await p; },
     stop() { child.send({ type: 'stop' }); },
   };
-}
-
-/** The base commit's tree, runnable through tsx with this checkout's node_modules. */
-function beforeTree(ref: string): string {
-  const sha = execFileSync('git', ['rev-parse', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dir = join(tmpdir(), 'waypost-bench-scale', sha.slice(0, 12));
-  if (existsSync(join(dir, 'package.json'))) return dir;
-  mkdirSync(dir, { recursive: true });
-  execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${dir}`], { cwd: ROOT });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
 }
 
 const enquiry = (i: number) => ({ full_name: `Guest ${i}`, email: `guest${i}@example.com`, country: 'PT',

@@ -6,8 +6,13 @@
 // The drain and its baseline take turns for BENCH_ROUNDS rounds (default 3), after an untimed warm-up turn of each:
 // the machine's speed drifts, so each round's ratio compares two runs made back to back, and the report gives the
 // median round and the median ratio.
-// Results go to bench/results/webhooks.json. Targets: p99 < 100 ms at 200 events/s; throughput >= 40% of baseline.
+// Latency turns run in a child process each (webhook-latency.ts), BENCH_LATENCY_ROUNDS rounds (default 3); with
+// BENCH_BASELINE_REF=<git ref> that commit's engine takes a turn beside this tree's in every round (interleaved),
+// and the report gives both and the median ratio of their p99s.
+// Results go to bench/results/webhooks[-postgres].json. Targets: p99 < 100 ms at 200 events/s; throughput >= 40%
+// of baseline.
 // Options: BENCH_EVENTS (default 10000), BENCH_RATE (200), BENCH_LATENCY_SECONDS (10), BENCH_ROUNDS (3),
+// BENCH_LATENCY_ROUNDS (3), BENCH_WEBHOOKS (1,10), BENCH_DRAIN=0 (latency only), BENCH_BASELINE_REF,
 // BENCH_DIALECT (sqlite|postgres).
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,12 +24,14 @@ import { putMany } from '../src/host/write.js';
 import { DeliveryWorker } from '../src/webhooks/index.js';
 import { freshDatabaseUrl, type TestDialect } from '../test/helpers/db.js';
 import { addWebhook } from '../test/webhooks/engine/fixtures.js';
+import { BASELINE_REF, latencyRounds } from './webhook-latency.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
-const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
 const DIALECT = (process.env.BENCH_DIALECT ?? 'sqlite') as TestDialect;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const WEBHOOK_COUNTS = (process.env.BENCH_WEBHOOKS ?? '1,10').split(',').map(Number);
+const DRAIN = process.env.BENCH_DRAIN !== '0';
 
 const enquiry = (i: number) => ({
   full_name: `Guest ${i}`, email: `guest${i}@example.com`, country: 'PT',
@@ -34,7 +41,7 @@ const enquiry = (i: number) => ({
 
 // ---------- the receiver process ----------
 
-interface Receiver {
+export interface Receiver {
   url: string;
   expect(n: number): Promise<void>;
   report(): Promise<{ ids: number[]; times: number[] }>;
@@ -69,12 +76,6 @@ async function startReceiver(): Promise<Receiver> {
 
 const now = () => performance.timeOrigin + performance.now();
 const round = (n: number, d = 1) => Number(n.toFixed(d));
-
-function percentiles(values: number[]) {
-  const s = [...values].sort((a, b) => a - b);
-  const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-  return { p50: round(at(50)), p95: round(at(95)), p99: round(at(99)), max: round(s[s.length - 1]), samples: s.length };
-}
 
 async function openWaypost(): Promise<Waypost> {
   return createWaypost({
@@ -120,39 +121,6 @@ async function throughput(receiver: Receiver, webhooks: number, events = EVENTS)
   }
 }
 
-// ---------- latency: events committed at a steady rate, worker running ----------
-
-async function latency(receiver: Receiver, webhooks: number) {
-  const wp = await openWaypost();
-  try {
-    for (let w = 0; w < webhooks; w++) {
-      await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], name: `hook ${w}` });
-    }
-    await wp.serve('worker');
-    await receiver.reset();
-    const events = RATE * LATENCY_SECONDS;
-    const committedAt = new Map<number, number>();
-    const reached = receiver.expect(events * webhooks);
-    const start = now();
-    for (let i = 1; i <= events; i++) {
-      const due = start + ((i - 1) * 1000) / RATE;
-      const wait = due - now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      await wp.put('enquiries', i, enquiry(i));
-      committedAt.set(i, now());
-    }
-    const offered = events / ((now() - start) / 1000);
-    await reached;
-    const { ids, times } = await receiver.report();
-    const lat = ids.map((id, k) => times[k] - (committedAt.get(id) ?? NaN)).filter((v) => Number.isFinite(v));
-    return {
-      webhooks, events, offered_events_per_second: round(offered), deliveries: lat.length, latency_ms: percentiles(lat),
-    };
-  } finally {
-    await wp.close();
-  }
-}
-
 // ---------- baseline: bare undici POST loop, same concurrency and body ----------
 
 async function baseline(receiver: Receiver, concurrency: number, body: string, total: number) {
@@ -177,52 +145,57 @@ async function baseline(receiver: Receiver, concurrency: number, body: string, t
   return { concurrency, requests: total, seconds: round(seconds, 2), requests_per_second: Math.round(total / seconds) };
 }
 
+// ---------- drain rounds: throughput and the bare loop, back to back ----------
+
+async function drainRounds(receiver: Receiver, webhooks: number) {
+  const concurrency = Math.min(config.deliveryConcurrency, webhooks * config.perWebhookConcurrency);
+  // One untimed warm-up turn of each side (a fifth of the events): the first turn otherwise also measures the JIT.
+  console.error(`warm-up: ${Math.ceil(EVENTS / 5)} events x ${webhooks} webhook(s), then the baseline…`);
+  const warm = await throughput(receiver, webhooks, Math.ceil(EVENTS / 5));
+  await baseline(receiver, concurrency, warm.body, warm.deliveries);
+  type Turn = { t: Awaited<ReturnType<typeof throughput>>; b: Awaited<ReturnType<typeof baseline>>; ratio: number };
+  const turns: Turn[] = [];
+  for (let r = 1; r <= ROUNDS; r++) {
+    console.error(`round ${r}/${ROUNDS}: throughput, ${EVENTS} events x ${webhooks} webhook(s)…`);
+    const t = await throughput(receiver, webhooks);
+    console.error(`round ${r}/${ROUNDS}: baseline, undici POST loop, concurrency ${concurrency}…`);
+    const b = await baseline(receiver, concurrency, t.body, t.deliveries);
+    turns.push({ t, b, ratio: t.deliveries_per_second / b.requests_per_second });
+    const percent = (100 * turns[turns.length - 1].ratio).toFixed(0);
+    console.error(`  ${t.deliveries_per_second} deliveries/s vs ${b.requests_per_second} requests/s = ${percent}%`);
+  }
+  const medianBy = <T>(list: T[], key: (x: T) => number) =>
+    [...list].sort((x, y) => key(x) - key(y))[Math.floor(list.length / 2)];
+  const t = medianBy(turns, (x) => x.t.deliveries_per_second).t;
+  const ratio = medianBy(turns, (x) => x.ratio).ratio;
+  return {
+    throughput: {
+      deliveries: t.deliveries, seconds: t.seconds, deliveries_per_second: t.deliveries_per_second,
+      body_bytes: t.body_bytes,
+    },
+    baseline: medianBy(turns, (x) => x.b.requests_per_second).b,
+    throughput_vs_baseline: round(ratio, 3),
+    rounds: turns.map((x) => ({
+      deliveries_per_second: x.t.deliveries_per_second, baseline_requests_per_second: x.b.requests_per_second,
+      ratio: round(x.ratio, 3),
+    })),
+  };
+}
+
 // ---------- run ----------
 
 const receiver = await startReceiver();
 const config = (await openWaypost().then(async (wp) => { const c = wp.config; await wp.close(); return c; }));
 const results = [];
 try {
-  for (const webhooks of [1, 10]) {
-    const concurrency = Math.min(config.deliveryConcurrency, webhooks * config.perWebhookConcurrency);
-    // One untimed warm-up turn of each side (a fifth of the events): the first turn otherwise also measures the JIT.
-    console.error(`warm-up: ${Math.ceil(EVENTS / 5)} events x ${webhooks} webhook(s), then the baseline…`);
-    const warm = await throughput(receiver, webhooks, Math.ceil(EVENTS / 5));
-    await baseline(receiver, concurrency, warm.body, warm.deliveries);
-    type Turn = { t: Awaited<ReturnType<typeof throughput>>; b: Awaited<ReturnType<typeof baseline>>; ratio: number };
-    const turns: Turn[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      console.error(`round ${round}/${ROUNDS}: throughput, ${EVENTS} events x ${webhooks} webhook(s)…`);
-      const t = await throughput(receiver, webhooks);
-      console.error(`round ${round}/${ROUNDS}: baseline, undici POST loop, concurrency ${concurrency}…`);
-      const b = await baseline(receiver, concurrency, t.body, t.deliveries);
-      turns.push({ t, b, ratio: t.deliveries_per_second / b.requests_per_second });
-      const percent = (100 * turns[turns.length - 1].ratio).toFixed(0);
-      console.error(`  ${t.deliveries_per_second} deliveries/s vs ${b.requests_per_second} requests/s = ${percent}%`);
-    }
-    const medianBy = <T>(list: T[], key: (x: T) => number) =>
-      [...list].sort((x, y) => key(x) - key(y))[Math.floor(list.length / 2)];
-    const t = medianBy(turns, (x) => x.t.deliveries_per_second).t;
-    const b = medianBy(turns, (x) => x.b.requests_per_second).b;
-    const ratio = medianBy(turns, (x) => x.ratio).ratio;
-    console.error(`latency: ${RATE} events/s for ${LATENCY_SECONDS} s x ${webhooks} webhook(s)…`);
-    const l = await latency(receiver, webhooks);
+  for (const webhooks of WEBHOOK_COUNTS) {
+    const drained = DRAIN ? await drainRounds(receiver, webhooks) : undefined;
+    const l = await latencyRounds(receiver, webhooks);
     const row = {
-      webhooks,
-      throughput: {
-        deliveries: t.deliveries, seconds: t.seconds, deliveries_per_second: t.deliveries_per_second,
-        body_bytes: t.body_bytes,
-      },
-      baseline: b,
-      throughput_vs_baseline: round(ratio, 3),
-      rounds: turns.map((x) => ({
-        deliveries_per_second: x.t.deliveries_per_second, baseline_requests_per_second: x.b.requests_per_second,
-        ratio: round(x.ratio, 3),
-      })),
-      latency: l,
+      webhooks, ...drained, latency: l,
       targets: {
         p99_under_100ms: l.latency_ms.p99 < 100,
-        throughput_at_least_40pct_of_baseline: ratio >= 0.4,
+        ...(drained ? { throughput_at_least_40pct_of_baseline: drained.throughput_vs_baseline >= 0.4 } : {}),
       },
     };
     console.error(JSON.stringify(row));
@@ -238,6 +211,7 @@ const out = {
   dialect: DIALECT,
   events: EVENTS,
   latency_rate_events_per_second: RATE,
+  baseline_ref: BASELINE_REF ?? null,
   rounds: ROUNDS,
   reported: 'throughput and baseline: median round of each (after one untimed warm-up turn of each); '
     + 'throughput_vs_baseline: median of the per-round ratios',

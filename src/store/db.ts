@@ -52,10 +52,13 @@ export interface PgPools {
   /** The pool Kysely runs on. */
   main: pg.Pool;
   /**
-   * One connection whose session has `enable_sort = off`, opened on first use: for a statement whose only good plan
-   * is an ordered index scan (the delivery claim), in one round trip instead of a transaction around `SET LOCAL`.
+   * Two connections whose sessions have `enable_sort` and `enable_seqscan` off, opened on first use: for the delivery
+   * engine's named statements (the claim, a batch of successes), whose only good plans are index scans. A named
+   * statement's generic plan is made once, from the statistics of that moment; made while deliveries was nearly
+   * empty (a new service, a quiet spell), it read the whole table on every claim and every success batch, which
+   * grows with the delivery log (docs/PERFORMANCE.md, issue 31). Two: a claim and a success batch run at once.
    */
-  ordered(): pg.Pool;
+  engine(): pg.Pool;
 }
 
 // COUNT(*) and BIGINT ids come back as strings by default; our ids fit in a JS number.
@@ -143,15 +146,16 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   // keepAlive and a connect timeout: a server that vanished without closing its sockets (a network cut, a failover
   // to another host) fails requests quickly (503) instead of leaving them hanging until the OS gives up.
   const pool = pgPool(url, options.poolSize ?? 10);
-  let orderedPool: pg.Pool | null = null;
-  const ordered = (): pg.Pool => (orderedPool ??= pgPool(withSessionOption(url, 'enable_sort=off'), 1));
-  const pools: PgPools = { main: pool, ordered };
+  let enginePool: pg.Pool | null = null;
+  const engineUrl = () => ENGINE_SESSION.reduce(withSessionOption, url);
+  const engine = (): pg.Pool => (enginePool ??= pgPool(engineUrl(), 2));
+  const pools: PgPools = { main: pool, engine };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const dialectSql = {
     ...LIST_SQL.postgres, ...postgresBulk, changeSource: () => null, importWrites: pgImportWrites(db, pool),
   };
   const close = async () => {
-    await orderedPool?.end();
+    await enginePool?.end();
     await db.destroy();
   };
   return { db, dialect: 'postgres', sql: dialectSql, url, close, pg: pools };
@@ -171,6 +175,9 @@ function pgPool(url: string, max: number): pg.Pool {
 }
 
 /** The URL with a setting for its sessions (`options=-c name=value`, after any the URL has, e.g. search_path). */
+/** The engine pool's session: the planner may use neither a sort nor a sequential scan (PgPools.engine). */
+const ENGINE_SESSION = ['enable_sort=off', 'enable_seqscan=off'];
+
 function withSessionOption(url: string, setting: string): string {
   const u = new URL(url);
   const options = u.searchParams.get('options');

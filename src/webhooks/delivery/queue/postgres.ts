@@ -1,8 +1,9 @@
 // The PostgreSQL queue: claims take FOR UPDATE SKIP LOCKED (concurrent workers pass over each other's rows), a
 // failure locks its row before reading it, and workers in other processes are woken by LISTEN/NOTIFY.
 // The worker's two hot writes are one statement each, run as named prepared statements (parsed and planned once per
-// connection): a claim leases the rows and returns them with their webhooks and events; a batch of successes
-// inserts its attempt rows from one JSON array and updates its deliveries. Before, a claim was a transaction of
+// connection, on store.pg.engine(), whose sessions allow only index scans): a claim leases the rows and returns them
+// with their webhooks and events; a batch of successes inserts its attempt rows from one JSON array and updates its
+// deliveries. Before, a claim was a transaction of
 // four round trips plus two reads, a batch four round trips and a statement of 13 parameters per row compiled by
 // Kysely each time (docs/PERFORMANCE.md).
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
@@ -35,8 +36,9 @@ export class PostgresQueue extends BaseQueue {
     const statement = this.claimQuery(request);
     // The right plan is always the ordered scan of deliveries_due that stops after `limit` rows. With statistics
     // older than a backlog (a burst after a quiet spell, before autovacuum analysed the table) the planner picks a
-    // bitmap scan of the whole backlog plus a sort (docs/PERFORMANCE.md); the `ordered` pool's session rules out the
-    // sort, which leaves the ordered scan. The claimed rows come back with their webhooks and events, as JSON.
+    // bitmap scan of the whole backlog plus a sort, and a generic plan made while the table was nearly empty reads all
+    // of it (docs/PERFORMANCE.md); the engine pool's session rules out sorts and sequential scans, which leaves the
+    // ordered scan and lookups by primary key. The claimed rows come back with their webhooks and events, as JSON.
     const text = `WITH claimed AS (${statement.sql}) SELECT 0 AS k, row_to_json(claimed) AS r FROM claimed
       UNION ALL SELECT 1, row_to_json(w) FROM webhooks w
         WHERE w.id = ANY(ARRAY(SELECT DISTINCT webhook_id FROM claimed))
@@ -44,7 +46,7 @@ export class PostgresQueue extends BaseQueue {
         WHERE e.id = ANY(ARRAY(SELECT DISTINCT event_id FROM claimed))`;
     const name = `waypost_claim_${request.skipWebhooks.length}`;
     const values = statement.parameters as unknown[];
-    const { rows } = await this.pools.ordered().query<Loaded>({ name, text, values });
+    const { rows } = await this.pools.engine().query<Loaded>({ name, text, values });
     const deliveries: DeliveryRow[] = [];
     const webhooks: WebhookRow[] = [];
     const events: EventRow[] = [];
@@ -62,7 +64,7 @@ export class PostgresQueue extends BaseQueue {
     // JSON.stringify escapes the bodies natively; pg's array literals escaped each string in JavaScript.
     const attempts = JSON.stringify(items.map((i) => i.attempt));
     const { sql: text, parameters } = this.successQuery({ now: items[items.length - 1].now, attempts });
-    await this.pools.main.query({ name: 'waypost_successes', text, values: parameters as unknown[] });
+    await this.pools.engine().query({ name: 'waypost_successes', text, values: parameters as unknown[] });
   }
 
   override wakeups(onWake: () => void): Wakeups {
@@ -81,7 +83,7 @@ export class PostgresQueue extends BaseQueue {
  * `WITH written AS (INSERT … SELECT FROM json_populate_recordset(attempts) RETURNING delivery_id) UPDATE deliveries
  * … WHERE id = ANY(ARRAY(the written delivery ids))`: the attempt rows' JSON keys are the table's column names.
  */
-function successStatement(db: Kysely<Database>) {
+export function successStatement(db: Kysely<Database>) {
   return db
     .with('written', (w) => w.insertInto('delivery_attempts')
       .expression(sql`SELECT * FROM json_populate_recordset(NULL::delivery_attempts, ${slot('attempts')}::json)`)

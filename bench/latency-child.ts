@@ -1,0 +1,55 @@
+// One latency turn of bench/webhooks.ts in its own process, on the source tree given as argv[2] (this checkout or a
+// baseline commit's, see before-tree.ts): N webhooks, the worker as `waypost serve` runs it (defaults, in the same
+// process as the writes), events committed at a steady rate. The parent owns the receiver and the clock arithmetic;
+// this process only reports when each event committed. Only APIs that every measured commit has are used.
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+
+const [tree, databaseUrl, receiverUrl, webhooksArg, rateArg, secondsArg] = process.argv.slice(2);
+const load = (path: string) => import(pathToFileURL(join(tree, path)).href);
+const { createWaypost } = await load('src/sdk.ts');
+const { createLogger } = await load('src/log.ts');
+const { addWebhook } = await load('test/webhooks/engine/fixtures.ts');
+
+const enquiry = (i: number) => ({
+  full_name: `Guest ${i}`, email: `guest${i}@example.com`, country: 'PT',
+  message: 'We would like to join the Douro Valley trip in May with two children. Is there a family rate?',
+  trip: { id: 7, title: 'Douro Valley' },
+});
+const now = () => performance.timeOrigin + performance.now();
+const send = (m: object) => new Promise<void>((resolve) => process.send!(m, () => resolve()));
+const next = (type: string) => new Promise<void>((resolve) => {
+  const on = (m: { type: string }) => {
+    if (m.type === type) {
+      process.off('message', on);
+      resolve();
+    }
+  };
+  process.on('message', on);
+});
+
+const wp = await createWaypost({
+  env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl }, logger: createLogger('silent'),
+});
+for (let w = 0; w < Number(webhooksArg); w++) {
+  await addWebhook(wp.core, receiverUrl, { events: ['enquiry.created'], name: `hook ${w}` });
+}
+await wp.serve('worker');
+const go = next('go');
+await send({ type: 'ready' });
+await go;
+const events = Number(rateArg) * Number(secondsArg);
+const committed: number[] = [];
+const start = now();
+for (let i = 1; i <= events; i++) {
+  const wait = start + ((i - 1) * 1000) / Number(rateArg) - now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  await wp.put('enquiries', i, enquiry(i));
+  committed[i] = now();
+}
+const offered = events / ((now() - start) / 1000);
+const close = next('close');
+await send({ type: 'committed', committed, offered });
+await close;
+await wp.close();
+process.exit(0);
