@@ -131,7 +131,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     }
     const connection = preparingOnce(sqlite);
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
-    const writer = path === ':memory:' ? undefined : new SqliteWriter(path);
+    const writer = path === ':memory:' ? undefined : new SqliteWriter(path, { main: sqlite });
     const close = async () => {
       await writer?.close();
       await db.destroy();

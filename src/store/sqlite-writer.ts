@@ -2,12 +2,17 @@
 // results). better-sqlite3 runs every statement synchronously on the calling thread; the worker's writes were
 // about a quarter of its CPU per delivery, time the event loop could not spend sending. Here the main thread
 // hands over a batch of statements that Kysely built and compiled, and awaits their results, while the thread
-// runs them in one BEGIN IMMEDIATE transaction (WAL: readers on the main connection are not blocked).
+// runs them in one BEGIN IMMEDIATE transaction (WAL: readers on the main connection are not blocked). While it runs,
+// WAL checkpoints are a third thread's (sqlite-checkpointer.ts), never a commit's on this or the main connection.
 //
 // The thread's code is a plain function passed as source (`eval`), so the same file works from the TypeScript
 // sources (tests, benchmarks) and from the compiled build, with no loader; it may use only what it requires.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+
+/** SQLite's own default: a connection checkpoints in the commit that takes the WAL past this many pages. */
+const DEFAULT_AUTOCHECKPOINT = 1000;
 
 /** One statement of a batch: its rows (`returns`, for RETURNING) or the number of rows it changed. */
 export interface WriteStep {
@@ -35,6 +40,11 @@ export class SqliteWriteError extends Error {
   }
 }
 
+export interface WriterOptions {
+  main?: { pragma(source: string): unknown };
+  checkpointMs?: number;
+}
+
 export class SqliteWriter {
   private worker: Worker | null = null;
   private nextId = 1;
@@ -42,8 +52,13 @@ export class SqliteWriter {
     resolve: (r: Array<unknown[] | number>) => void; reject: (e: Error) => void;
   }>();
   private closed = false;
+  private checkpointer: SqliteCheckpointer | null = null;
 
-  constructor(private readonly path: string) {}
+  /**
+   * `main`: the process's main connection, which stops checkpointing while this thread runs (the checkpointer does it,
+   * sqlite-checkpointer.ts); `checkpointMs`: how often (tests shorten it).
+   */
+  constructor(private readonly path: string, private readonly options: WriterOptions = {}) {}
 
   /** Runs the steps in order in one transaction on the writer thread; a failing step rolls back all of them. */
   transaction(steps: WriteStep[]): Promise<Array<unknown[] | number>> {
@@ -88,6 +103,8 @@ export class SqliteWriter {
     worker.ref(); // the process waits for the thread to finish
     worker.postMessage({ close: true }); // queued behind the batches already sent
     await exited;
+    await this.checkpointer?.close();
+    this.options.main?.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
   }
 
   private start(): Worker {
@@ -96,6 +113,8 @@ export class SqliteWriter {
     // `__name`: what esbuild (tsx, vitest) wraps named functions in when it keeps their names.
     const code = `const __name = (f) => f; (${writerThread.toString()})()`;
     const worker = new Worker(code, { eval: true, workerData: { path: this.path, driver } });
+    this.checkpointer = new SqliteCheckpointer(this.path, this.options.checkpointMs);
+    this.options.main?.pragma('wal_autocheckpoint = 0');
     worker.unref();
     worker.on('message', (reply: Reply) => {
       const w = this.waiting.get(reply.id);
@@ -126,8 +145,12 @@ function writerThread(): void {
   const db = new Database(workerData.path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  // No busy handler: SQLite's sleeps 1, 2, 5, 10, 15, 20, 25… ms between tries, so a claim that met the main
+  // thread's write (about 1.5 ms, 200 a second) a few times running waited 33-230 ms for a lock free after 2 (issue
+  // 31). runWhenFree tries again every 0.2 ms instead, for the same 5 s.
+  db.pragma('busy_timeout = 0');
   db.pragma('foreign_keys = ON');
+  db.pragma('wal_autocheckpoint = 0'); // the checkpointer thread's work (sqlite-checkpointer.ts)
   const statements = new Map<string, any>();
   const prepare = (sql: string) => {
     let s = statements.get(sql);
@@ -150,6 +173,18 @@ function writerThread(): void {
     }
     return results;
   });
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const runWhenFree = (sqls: string[], steps: unknown[]) => {
+    const until = Date.now() + 5_000;
+    for (;;) {
+      try {
+        return run.immediate(sqls, steps); // a failed try rolled back: the batch runs again whole
+      } catch (err: any) {
+        if (!String(err?.code).startsWith('SQLITE_BUSY') || Date.now() > until) throw err;
+        Atomics.wait(pause, 0, 0, 0.2);
+      }
+    }
+  };
   parentPort.on('message', (m: { id: number; sqls: string[]; steps: unknown[]; close?: boolean }) => {
     if (m.close) {
       db.close();
@@ -157,7 +192,7 @@ function writerThread(): void {
       return;
     }
     try {
-      parentPort.postMessage({ id: m.id, results: m.steps.length === 0 ? [] : run.immediate(m.sqls, m.steps) });
+      parentPort.postMessage({ id: m.id, results: m.steps.length === 0 ? [] : runWhenFree(m.sqls, m.steps) });
     } catch (err: any) {
       parentPort.postMessage({ id: m.id, error: { message: String(err?.message ?? err), code: err?.code } });
     }
