@@ -1,4 +1,4 @@
-// A typed client made from the served OpenAPI document alone, as the README tells a user to: openapi-typescript
+// A typed client made from the served OpenAPI document alone, as docs/api.md tells a user to: openapi-typescript
 // generates the types, openapi-fetch calls the API. The client program below must type-check under
 // `tsc --strict` (and misuses must not) and then read every endpoint of a running, demo-seeded Waypost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,9 +99,9 @@ describe('a client generated with openapi-typescript + openapi-fetch', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     writeFileSync(join(dir, 'client.ts'), CLIENT);
-    // The README's example too, as a user would paste it.
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+    // The example of docs/api.md too, as a user would paste it.
+    const doc = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
     const example = blocks.find((c) => c.includes('createClient<paths>'));
     writeFileSync(join(dir, 'readme.ts'), example!);
   }, 120_000);
@@ -119,7 +119,7 @@ describe('a client generated with openapi-typescript + openapi-fetch', () => {
     expect(schema).toMatch(/@example 1001/);
   }, 60_000);
 
-  it('type-checks under tsc --strict (the README\'s example too), misuses included as errors', async () => {
+  it('type-checks under tsc --strict (docs/api.md\'s example too), misuses included as errors', async () => {
     const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext',
       '--moduleResolution', 'nodenext', '--types', 'node', 'client.ts', 'readme.ts'];
     const tsc = await sh(bin('tsc'), args, { cwd: dir }).catch((err: { stdout: string }) => ({ stdout: err.stdout }));

@@ -1,5 +1,5 @@
-// The README's plain-crypto Node receiver, run as written: Waypost's deliveries pass its check, a forged body
-// does not. Also the `verifySignature` export on the same deliveries.
+// The plain-crypto Node receiver of docs/webhooks.md, run as written: Waypost's deliveries pass its check, a forged
+// body does not. Also the `verifySignature` export on the same deliveries.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -13,9 +13,9 @@ import { DeliveryWorker } from '../../../src/webhooks/index.js';
 import { addWebhook } from './fixtures.js';
 
 function readmeExample(marker: string): string {
-  const md = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const md = readFileSync(new URL('../../../docs/webhooks.md', import.meta.url), 'utf8');
   const match = new RegExp(`<!-- example: ${marker} -->\\s*\`\`\`js\\n([\\s\\S]*?)\`\`\``).exec(md);
-  if (!match) throw new Error(`README example ${marker} not found`);
+  if (!match) throw new Error(`docs/webhooks.md example ${marker} not found`);
   return match[1];
 }
 
@@ -27,7 +27,7 @@ const freePort = () => new Promise<number>((resolve) => {
   });
 });
 
-describe('README receiver example (Node, plain crypto)', () => {
+describe('docs/webhooks.md receiver example (Node, plain crypto)', () => {
   let wp: Waypost;
   let child: ChildProcess | null = null;
   afterEach(async () => {

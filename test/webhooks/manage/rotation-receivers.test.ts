@@ -1,4 +1,4 @@
-// The README's receiver examples (Node, Python, PHP), taken from README.md and run as written, through a secret
+// The receiver examples of docs/webhooks.md (Node, Python, PHP), taken from it and run as written, through a secret
 // rotation (DESIGN.md "Secret rotation"): a receiver still holding the old secret keeps answering 200 during the
 // grace period, because X-Waypost-Signature lists both signatures; after it, only the new secret signs.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -16,12 +16,12 @@ import { testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
 import { adminHeaders } from './fixtures.js';
 
-const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const WEBHOOKS_DOC = readFileSync(new URL('../../../docs/webhooks.md', import.meta.url), 'utf8');
 
-/** The code block right after `<!-- example: marker -->` in README.md. */
+/** The code block right after `<!-- example: marker -->` in docs/webhooks.md. */
 function readmeExample(marker: string): string {
-  const match = new RegExp(`<!-- example: ${marker} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(README);
-  if (!match) throw new Error(`README example ${marker} not found`);
+  const match = new RegExp(`<!-- example: ${marker} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(WEBHOOKS_DOC);
+  if (!match) throw new Error(`docs/webhooks.md example ${marker} not found`);
   return match[1];
 }
 
@@ -44,8 +44,8 @@ function runnable(lang: string): boolean {
   const probe = lang === 'python' ? spawnSync('python3', ['-c', 'import flask'])
     : lang === 'php' ? spawnSync('php', ['--version']) : { status: 0 };
   if (probe.status === 0) return true;
-  if (CI) throw new Error(`the README's ${lang} receiver cannot run here`);
-  console.warn(`\n⚠ SKIPPING the README's ${lang} receiver: its runtime is missing\n`);
+  if (CI) throw new Error(`the ${lang} receiver of docs/webhooks.md cannot run here`);
+  console.warn(`\n⚠ SKIPPING the ${lang} receiver of docs/webhooks.md: its runtime is missing\n`);
   return false;
 }
 
@@ -59,7 +59,7 @@ const freePort = () => new Promise<number>((resolve) => {
 
 const children: ChildProcess[] = [];
 
-/** The README's receiver for `lang`, holding `secret`, serving; its URL once it answers (401 to an unsigned POST). */
+/** The docs' receiver for `lang`, holding `secret`, serving; its URL once it answers (401 to an unsigned POST). */
 async function startExample(example: Example, secret: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), `waypost-readme-${example.lang}-`));
   const file = join(dir, example.file);
@@ -75,7 +75,7 @@ async function startExample(example: Example, secret: string): Promise<string> {
   return url;
 }
 
-describe.each(DIALECTS)('the README receivers through a secret rotation on %s', (dialect: TestDialect) => {
+describe.each(DIALECTS)('the receivers of docs/webhooks.md through a secret rotation on %s', (dialect: TestDialect) => {
   let wp: Waypost;
   let app: FastifyInstance;
   let clock: FakeClock;
