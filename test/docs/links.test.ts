@@ -56,8 +56,10 @@ describe('the README', () => {
     expect(test).toMatch(/^npm test\s+#/);
   });
 
-  it('is a landing page of at most 300 lines', () => {
+  it('is a landing page of at most 300 lines that links every page of docs/', () => {
     expect(read('README.md').split('\n').length).toBeLessThanOrEqual(300);
+    const linked = new Set(links('README.md', read('README.md')).map((link) => link.target.split('#')[0]));
+    expect(FILES.filter((file) => file !== 'README.md' && !linked.has(file))).toEqual([]);
   });
 });
 
