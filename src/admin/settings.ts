@@ -1,8 +1,10 @@
-// Console settings kept in the `settings` table: the alert e-mail address and the delivery-log retention.
+// Console settings kept in the `settings` table: the alert e-mail address and the delivery-log retention, and, shown
+// beside them, whether webhooks may target private addresses (src/webhooks/private-targets.ts).
 // Readers (the alert sender, the retention pruner) use the effective values from here.
 import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
 import { firstAdminEmail, isEmailAddress } from './accounts.js';
+import { readPrivateTargets, type PrivateTargets } from '../webhooks/private-targets.js';
 
 export const ALERT_EMAIL_SETTING = 'alert_email';
 export const LOG_RETENTION_SETTING = 'log_retention_days';
@@ -14,6 +16,8 @@ export interface AdminSettings {
   alert_email_source: 'setting' | 'config' | 'first_admin' | 'none';
   log_retention_days: number;
   smtp_configured: boolean;
+  /** Whether webhooks may target private addresses (local development), and what says so. Set from the CLI only. */
+  private_targets: PrivateTargets;
 }
 
 async function readSetting(core: Core, name: string): Promise<string | null> {
@@ -30,6 +34,7 @@ export async function getAdminSettings(core: Core): Promise<AdminSettings> {
     alert_email_source: stored ? 'setting' : core.config.alertEmail ? 'config' : first ? 'first_admin' : 'none',
     log_retention_days: Number.isInteger(retention) && retention >= 1 ? retention : core.config.logRetentionDays,
     smtp_configured: core.config.smtpUrl !== null,
+    private_targets: await readPrivateTargets(core),
   };
 }
 

@@ -5,6 +5,7 @@ import { closeMailer } from '../alerts/mailer.js';
 import { recordEventsForChange } from './events.js';
 import { wakeWorkers } from './outbox.js';
 import { closeTargetAgent } from './send.js';
+import { readPrivateTargets, watchPrivateTargets } from './private-targets.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { startRetention } from './retention.js';
 import { stopRecovers } from './recover/index.js';
@@ -18,6 +19,7 @@ export function installWebhooks(core: Core): void {
   // The write path announces every commit; a write that queued nothing costs the worker one empty claim.
   core.bus.on('records.changed', () => wakeWorkers(core));
   deliveryMetrics(core); // every process's /metrics has the queue's depth and oldest due age
+  watchPrivateTargets(core); // sends follow the stored setting, whichever process changes it
 }
 
 export interface Worker {
@@ -26,6 +28,7 @@ export interface Worker {
 
 /** Starts the delivery worker and, beside it, the hourly delivery-log pruning (retention). */
 export async function startWorker(core: Core): Promise<Worker> {
+  await readPrivateTargets(core); // its first sends already follow the stored setting
   const worker = new DeliveryWorker(core).start();
   const retention = startRetention(core);
   core.log.info({ worker: worker.id, concurrency: core.config.deliveryConcurrency }, 'delivery worker started');

@@ -12,6 +12,7 @@ import { cancelPending, disableWebhook } from './disable.js';
 import { previousSecretExpiry, rotateSecret, type RotatedSecret } from './rotation.js';
 import { generateSecret, openSecret, sealSecret } from './secrets.js';
 import { checkTargetUrl } from './ssrf.js';
+import { readPrivateTargets } from './private-targets.js';
 import type { DeliveryStatus, WebhookRow } from './tables.js';
 
 type Db = Kysely<Database>;
@@ -112,7 +113,8 @@ function checkMaxPerSecond(value: unknown): number | null {
 async function checkUrl(core: Core, value: unknown): Promise<{ url: string; warning: string | null }> {
   if (typeof value !== 'string' || value.trim() === '') throw invalid('url', 'is required (an absolute https:// URL)');
   if (value.length > 2000) throw invalid('url', 'must be at most 2000 characters');
-  return checkTargetUrl(value, core.config); // its 400s name the field "url"
+  // Private targets as the stored setting says now (another process may have changed it): its 400s name "url".
+  return checkTargetUrl(value, { allowPrivateTargets: (await readPrivateTargets(core)).allowed });
 
 }
 

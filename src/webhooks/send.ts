@@ -4,9 +4,11 @@
 // The request goes through undici's dispatcher with a small handler of our own rather than undici's request():
 // the worker reads every answer whole into a string, so request()'s Readable stream, its async iterator and an
 // AbortController per send were the largest part of the send's cost, with nothing to show for it.
+import { lookup as dnsLookup, type LookupOptions } from 'node:dns';
 import { Agent, type Dispatcher } from 'undici';
 import type { Config } from '../config.js';
-import { guardedLookup, isPrivateAddress, literalAddress, PrivateTargetError } from './ssrf.js';
+import { guardedLookup, isPrivateAddress, literalAddress, PrivateTargetError, type LookupCallback } from './ssrf.js';
+import { privateTargetsAllowed } from './private-targets.js';
 
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -18,27 +20,32 @@ export interface SendResult {
   error: string | null; // timeout, network error, refused target
 }
 
-const agents = new WeakMap<Config, Agent>();
+const agents = new WeakMap<Config, { agent: Agent; allowed: boolean }>();
 
-/** One pooled client per configuration; it resolves names through the SSRF guard unless private targets are allowed. */
+/**
+ * One pooled client per configuration; it resolves names through the SSRF guard unless private targets are allowed
+ * (src/webhooks/private-targets.ts), asked at each new connection. When they stop being allowed, the client is
+ * replaced, so a kept-alive connection to a private address is not used again.
+ */
 export function targetAgent(config: Config): Agent {
-  let agent = agents.get(config);
-  if (!agent) {
-    agent = new Agent({
-      keepAliveTimeout: 10_000,
-      connections: 256,
-      connect: config.allowPrivateTargets ? {} : { lookup: guardedLookup as never },
-    });
-    agents.set(config, agent);
-  }
+  const allowed = privateTargetsAllowed(config);
+  const held = agents.get(config);
+  if (held && allowed) held.allowed = true;
+  if (held && (allowed || !held.allowed)) return held.agent;
+  if (held) void held.agent.close().catch(() => {});
+  const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => (
+    privateTargetsAllowed(config) ? dnsLookup(hostname, options, callback as never)
+      : guardedLookup(hostname, options, callback));
+  const agent = new Agent({ keepAliveTimeout: 10_000, connections: 256, connect: { lookup: lookup as never } });
+  agents.set(config, { agent, allowed });
   return agent;
 }
 
 /** Closes the pooled client of a configuration (on shutdown). */
 export async function closeTargetAgent(config: Config): Promise<void> {
-  const agent = agents.get(config);
+  const held = agents.get(config);
   agents.delete(config);
-  if (agent) await agent.close().catch(() => {});
+  if (held) await held.agent.close().catch(() => {});
 }
 
 interface Target {
@@ -87,7 +94,7 @@ export function sendWebhook(
   options: { signal?: AbortSignal; dispatcher?: Dispatcher } = {},
 ): Promise<SendResult> {
   const target = targetOf(url);
-  if (!config.allowPrivateTargets && target.literal && isPrivateAddress(target.literal)) {
+  if (target.literal && !privateTargetsAllowed(config) && isPrivateAddress(target.literal)) {
     return Promise.resolve(notSent(new PrivateTargetError(target.hostname, target.literal).message));
   }
   if (options.signal?.aborted) return Promise.resolve(notSent('aborted'));

@@ -1,11 +1,13 @@
 // The SSRF guard (DESIGN.md "Target URL"): a webhook may only target public addresses. Checked when a webhook is
 // saved (checkTargetUrl) and again when connecting (guardedLookup in the HTTP client), so a hostname that later
-// re-resolves to a private address (DNS rebinding) is refused too. WAYPOST_ALLOW_PRIVATE_TARGETS turns it off.
+// re-resolves to a private address (DNS rebinding) is refused too. Private targets can be allowed for local
+// development (src/webhooks/private-targets.ts).
 import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { promises as dns } from 'node:dns';
 import type { Config } from '../config.js';
 import { badRequest } from '../errors.js';
+import { ALLOW_PRIVATE_TARGETS_COMMAND } from './private-targets.js';
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -89,11 +91,17 @@ export function isPrivateAddress(address: string): boolean {
   return embeddedIPv4(ipv6Bytes(ip)).some((v4) => blocked.check(v4, 'ipv4'));
 }
 
+/** "127.0.0.1", or "db.internal (10.0.0.5)" for a name: the address is named once, and only when it adds something. */
+function named(host: string, address: string): string {
+  return host.replace(/^\[|\]$/g, '') === address ? address : `${host} (${address})`;
+}
+
+const HOW_TO_ALLOW = `for local development, allow private targets: ${ALLOW_PRIVATE_TARGETS_COMMAND}`;
+
 export class PrivateTargetError extends Error {
   readonly code = 'EPRIVATETARGET';
   constructor(host: string, address: string) {
-    super(`refused to connect to ${host}: it resolves to the private address ${address} `
-      + '(set WAYPOST_ALLOW_PRIVATE_TARGETS=true for local development)');
+    super(`refused to connect to ${named(host, address)}: a private address (${HOW_TO_ALLOW})`);
     this.name = 'PrivateTargetError';
   }
 }
@@ -147,14 +155,14 @@ export async function checkTargetUrl(
   }
   const priv = addresses.find(isPrivateAddress);
   if (priv !== undefined) {
-    throw badRequest('private_target', `the URL's host ${url.hostname} is a private, loopback, link-local or metadata `
-      + `address (${priv}); webhooks must target a public address `
-      + '(WAYPOST_ALLOW_PRIVATE_TARGETS=true allows it for local development)', { field: 'url' });
+    throw badRequest('private_target', `${named(url.hostname, priv)} is a private, loopback, link-local or metadata `
+      + `address; webhooks must target a public one (${HOW_TO_ALLOW})`, { field: 'url' });
   }
   return { url: url.toString(), warning };
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+export type LookupCallback =
+  (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
  * Connect-time guard: a drop-in for dns.lookup (net.connect's `lookup` option) that fails when any resolved

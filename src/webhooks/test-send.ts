@@ -5,6 +5,7 @@ import { badRequest } from '../errors.js';
 import { isEventType, type EventType } from './catalog.js';
 import { attemptDelivery } from './delivery/attempt.js';
 import { getWebhook } from './manage.js';
+import { readPrivateTargets } from './private-targets.js';
 import { queueDelivery, recordEvent } from './outbox.js';
 import { sampleEvent } from './samples.js';
 
@@ -27,11 +28,12 @@ export async function sendTestEvent(core: Core, webhookId: string, eventType?: u
   const type: EventType = eventType ?? webhook.events[0];
   const sample = sampleEvent(type, core.clock.now());
   const { eventId, deliveryId } = await core.db.transaction().execute(async (trx) => {
-    const { resource, recordId, data } = sample;
-    const eventId = await recordEvent(trx, core, { type, resource, recordId, data, test: true });
+    const { resource, recordId, data, previousAttributes } = sample;
+    const eventId = await recordEvent(trx, core, { type, resource, recordId, data, previousAttributes, test: true });
     const deliveryId = await queueDelivery(trx, core, { webhookId, eventId, eventType: type });
     return { eventId, deliveryId };
   });
+  await readPrivateTargets(core); // the send below follows the stored setting as it is now, not seconds ago
   const result = await attemptDelivery(core, deliveryId);
   return {
     delivery_id: deliveryId,

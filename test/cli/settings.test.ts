@@ -66,7 +66,7 @@ describe('waypost settings', { timeout: 180_000 }, () => {
     expect(runs.map((r) => r.stderr)).toEqual([
       ...Array(3).fill('waypost: Log retention must be a whole number of days from 1 to 3650.\n'),
       'waypost: Enter a valid e-mail address, like ops@example.com, or leave it empty to use the default.\n',
-      'waypost: give --alert-email and/or --log-retention-days\n',
+      'waypost: give --alert-email, --log-retention-days and/or --allow-private-targets\n',
     ]);
     expect(await consoleSettings()).toEqual(before);
   });

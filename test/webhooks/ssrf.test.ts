@@ -46,7 +46,11 @@ describe('SSRF guard at save time', () => {
     const err = await refusal(url);
     expect(err.status).toBe(400);
     expect(err.code).toBe('private_target');
-    expect(err.detail).toContain('WAYPOST_ALLOW_PRIVATE_TARGETS');
+    // How to allow it for local development, and the address named once (a name adds its address in brackets).
+    expect(err.detail).toContain('allow private targets: npx waypost settings set --allow-private-targets true');
+    const address = /^(\S+)(?: \((\S+)\))? is a private/.exec(err.detail);
+    expect(address, err.detail).not.toBeNull();
+    expect(err.detail.split(address![2] ?? address![1]).length - 1, err.detail).toBe(1);
   });
 
   it.each([

@@ -1,12 +1,22 @@
 // `waypost settings get|set`: what the console's Settings page shows and changes (src/admin/settings.ts), with the
-// same validation: the alert e-mail address and the delivery-log retention.
-import type { Command } from 'commander';
+// same validation: the alert e-mail address and the delivery-log retention; and whether webhooks may target private
+// addresses, which the console only shows (src/webhooks/private-targets.ts).
+import { InvalidArgumentError, type Command } from 'commander';
 import {
   getAdminSettings, MAX_LOG_RETENTION_DAYS, updateAdminSettings, type AdminSettings,
 } from '../../admin/settings.js';
+import { setPrivateTargets, type PrivateTargets } from '../../webhooks/private-targets.js';
 import { CliError } from '../fail.js';
 import type { Cli } from '../context.js';
 import { fields } from '../table.js';
+
+const PRIVATE_TARGETS: Record<PrivateTargets['source'], string> = {
+  environment: 'allowed (WAYPOST_ALLOW_PRIVATE_TARGETS=true in this process\'s environment)',
+  setting: 'allowed for every process on this database (local development; '
+    + '`waypost settings set --allow-private-targets false` refuses them again)',
+  off: 'refused (webhooks must target public addresses; for local development: '
+    + '`waypost settings set --allow-private-targets true`)',
+};
 
 const SOURCES: Record<AdminSettings['alert_email_source'], string> = {
   setting: 'set here',
@@ -21,12 +31,23 @@ function describe(s: AdminSettings): string {
     ['log retention', `${s.log_retention_days} days`],
     ['e-mail delivery', s.smtp_configured ? 'SMTP'
       : 'SMTP_URL is not set: alerts are stored and shown in `waypost alerts list`'],
+    ['private targets', PRIVATE_TARGETS[s.private_targets.source]],
   ]);
+}
+
+interface SetOptions { alertEmail?: string; logRetentionDays?: string; allowPrivateTargets?: boolean; json?: boolean }
+
+function yesNo(value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['true', 'yes', 'on', '1'].includes(v)) return true;
+  if (['false', 'no', 'off', '0'].includes(v)) return false;
+  throw new InvalidArgumentError('Give true or false.');
 }
 
 export function registerSettings(program: Command, cli: Cli): void {
   const settings = program.command('settings')
-    .description('The console\'s settings: alert e-mail address and log retention');
+    .description('The console\'s settings: alert e-mail address, log retention, and whether webhooks may target '
+      + 'private addresses');
 
   settings.command('get')
     .description('Show the settings in effect')
@@ -39,20 +60,29 @@ export function registerSettings(program: Command, cli: Cli): void {
     });
 
   settings.command('set')
-    .description('Change the alert e-mail address and/or the log retention (failure e-mails cannot be turned off)')
+    .description('Change the alert e-mail address, the log retention (failure e-mails cannot be turned off) and/or '
+      + 'whether webhooks may target private addresses')
     .option('--alert-email <email>',
       'where failure alerts go; "" returns to the default (ALERT_EMAIL, else the first admin)')
     .option('--log-retention-days <days>', `how long the delivery log is kept, 1-${MAX_LOG_RETENTION_DAYS} days`)
+    .option('--allow-private-targets <true|false>', 'let webhooks target localhost, 127.0.0.1 and LAN addresses, for '
+      + 'local development (every process on this database follows; the console only shows it)', yesNo)
     .option('--json', 'machine-readable output')
-    .action(async (opts: { alertEmail?: string; logRetentionDays?: string; json?: boolean }) => {
-      if (opts.alertEmail === undefined && opts.logRetentionDays === undefined) {
-        throw new CliError('nothing_to_change', 'give --alert-email and/or --log-retention-days');
+    .action(async (opts: SetOptions) => {
+      if ([opts.alertEmail, opts.logRetentionDays, opts.allowPrivateTargets].every((o) => o === undefined)) {
+        throw new CliError('nothing_to_change',
+          'give --alert-email, --log-retention-days and/or --allow-private-targets');
       }
       // A number when it is one; anything else goes as given, so the service's own message explains what is wanted.
       const days = opts.logRetentionDays;
       const retention = days !== undefined && /^\d{1,9}$/.test(days.trim()) ? Number(days) : days;
       await cli.withWaypost(async (wp) => {
-        const s = await updateAdminSettings(wp.core, { alert_email: opts.alertEmail, log_retention_days: retention });
+        // The console's two are checked (and saved) first: a refused value changes nothing else either.
+        let s = await updateAdminSettings(wp.core, { alert_email: opts.alertEmail, log_retention_days: retention });
+        if (opts.allowPrivateTargets !== undefined) {
+          await setPrivateTargets(wp.core, opts.allowPrivateTargets);
+          s = await getAdminSettings(wp.core);
+        }
         cli.output(opts.json, s, () => `Settings saved.\n${describe(s)}`);
       });
     });
