@@ -1,7 +1,6 @@
 // What a CLI command works with: the streams and environment of one run (`CliIo`), and Waypost opened with them.
 import type { EventEmitter } from 'node:events';
-import { createWaypost, type Waypost } from '../sdk.js';
-import { createLogger } from '../log.js';
+import type { Waypost } from '../sdk.js';
 import { loadConfig } from '../config.js';
 
 /** An output stream; `isTTY` and `columns` decide how progress lines and help are drawn. */
@@ -39,6 +38,9 @@ export class Cli {
   ): Promise<T> {
     const env = options.databaseUrl ? { ...this.io.env, DATABASE_URL: options.databaseUrl } : this.io.env;
     loadConfig(env); // validate first, so a bad value (even LOG_LEVEL, used just below) stops with a message naming it
+    // Loaded here, not at the top: `waypost --help` and argument errors need none of Waypost (the server, both
+    // database drivers, Redis, SMTP), and loading it all was most of their time.
+    const [{ createWaypost }, { createLogger }] = await Promise.all([import('../sdk.js'), import('../log.js')]);
     const logger = createLogger(this.io.env.LOG_LEVEL ?? 'warn', this.io.stderr);
     const wp = await createWaypost({ logger, migrate: options.migrate, env });
     try {

@@ -1,6 +1,5 @@
 // `waypost alerts list`: failure e-mails, sent or stored (src/webhooks/delivery-log.ts).
 import type { Command } from 'commander';
-import { listAlerts } from '../../webhooks/delivery-log.js';
 import type { Cli } from '../context.js';
 import { table, wholeNumber } from '../table.js';
 
@@ -13,6 +12,7 @@ export function registerAlerts(program: Command, cli: Cli): void {
     .option('--page <n>', 'which page', wholeNumber(1_000_000), 1)
     .option('--json', 'machine-readable output')
     .action(async (opts: { limit: number; page: number; json?: boolean }) => {
+      const { listAlerts } = await import('../../webhooks/delivery-log.js'); // loaded to run, not for --help
       await cli.withWaypost(async (wp) => {
         const page = await listAlerts(wp.core, { perpage: opts.limit, page: opts.page });
         cli.output(opts.json, page, () => table(

@@ -2,15 +2,20 @@
 // src/webhooks/recover.ts), with the console Logs tab's filters and search.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import {
-  DELIVERY_STATUSES, getDelivery, listDeliveries, redeliver, type DeliveryDetail, type DeliveryView,
-} from '../../webhooks/delivery-log.js';
-import { RECOVERABLE, recoverDeliveries } from '../../webhooks/recover/index.js';
+import type { DeliveryDetail, DeliveryView } from '../../webhooks/delivery-log.js';
+import type { DeliveryStatus } from '../../webhooks/tables.js';
+import { RECOVERABLE } from '../../webhooks/recover/input.js';
 import { progress, type Progress } from '../progress.js';
 import { EVENT_TYPE_NAMES } from '../../webhooks/catalog.js';
 import { RESOURCES } from '../../records/schemas.js';
 import type { Cli } from '../context.js';
 import { fields, table, wholeNumber } from '../table.js';
+
+// The log and recover are loaded when a command runs (they bring the delivery queues and both database drivers'
+// notification code), not for `waypost --help`. The statuses --status offers, every one (the compiler checks):
+const EVERY_STATUS: Record<DeliveryStatus, true> = { pending: true, succeeded: true, failed: true, cancelled: true };
+const DELIVERY_STATUSES = Object.keys(EVERY_STATUS) as DeliveryStatus[];
+const deliveryLog = () => import('../../webhooks/delivery-log.js');
 
 interface DeliveryListOptions {
   webhook?: string;
@@ -46,8 +51,10 @@ function note(d: DeliveryView): string | null {
 
 /** One attempt as a line: "#1 <time> 18 ms failed: HTTP 500" or "… failed: connect ECONNREFUSED …", then its body. */
 function attemptLine(a: DeliveryDetail['attempts'][number]): string {
-  const outcome = [a.response ? `HTTP ${a.response.status}` : null, a.error, a.signal ? `(${a.signal})` : null]
-    .filter(Boolean).join(' ');
+  const http = a.response ? `HTTP ${a.response.status}` : null;
+  // A failed answer's error already names its status ("HTTP 500: expected 200"): say it once.
+  const status = http && a.error?.startsWith(http) ? null : http;
+  const outcome = [status, a.error, a.signal ? `(${a.signal})` : null].filter(Boolean).join(' ');
   const result = a.success ? 'success' : 'failed';
   const head = `#${a.attempt} ${a.started_at} ${a.duration_ms} ms ${result}${outcome ? `: ${outcome}` : ''}`;
   return `\n${head}${a.response?.body ? `\n${a.response.body}` : ''}`;
@@ -71,6 +78,7 @@ export function registerDeliveries(program: Command, cli: Cli): void {
     .option('--page <n>', 'which page of --limit deliveries', wholeNumber(1_000_000), 1)
     .option('--json', 'machine-readable output')
     .action(async (opts: DeliveryListOptions) => {
+      const { listDeliveries } = await deliveryLog();
       await cli.withWaypost(async (wp) => {
         const page = await listDeliveries(wp.core, {
           webhook_id: opts.webhook, status: opts.status, event_type: opts.event, since: opts.since, until: opts.until,
@@ -96,6 +104,7 @@ export function registerDeliveries(program: Command, cli: Cli): void {
     .description('One delivery with its event and every attempt (request and response)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
+      const { getDelivery } = await deliveryLog();
       await cli.withWaypost(async (wp) => {
         const d = await getDelivery(wp.core, id);
         cli.output(opts.json, d, () => [
@@ -115,6 +124,7 @@ export function registerDeliveries(program: Command, cli: Cli): void {
     .description('Queue a new delivery of the same event (the webhook must be enabled)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
+      const { redeliver } = await deliveryLog();
       await cli.withWaypost(async (wp) => {
         const d = await redeliver(wp.core, id);
         cli.output(opts.json, d, () => `Queued ${d.id}: a redelivery of ${id} (${d.event_type}) `
@@ -131,6 +141,7 @@ export function registerDeliveries(program: Command, cli: Cli): void {
     .option('--json', 'machine-readable output: the finished job {id, status, total, queued, …}')
     .action(async (opts: { webhook: string; since: string; status?: string; json?: boolean }) => {
       const statuses = opts.status?.split(',').map((s) => s.trim()).filter(Boolean);
+      const { recoverDeliveries } = await import('../../webhooks/recover/index.js');
       await cli.withWaypost(async (wp) => {
         let bar: Progress | null = null; // on stderr, so stdout stays the result (or --json)
         let id = '';

@@ -2,13 +2,12 @@
 // records; `--into` seeds DATABASE_URL's database while it holds none; `--remove` takes exactly the demo away again.
 import type { Command } from 'commander';
 import { apiRoot } from '../../config.js';
-import { createApiKey, PERMISSIONS } from '../../api/keys.js';
-import { markDemoKey, seedDemo } from '../../demo/seed.js';
-import { removeDemo } from '../../demo/remove.js';
 import { isCompleteCart, isLegacyEngine } from '../../records/normalize.js';
 import { demoCatalogue } from '../../demo/catalogue.js';
 import { RESOURCES } from '../../records/schemas.js';
+import type { Core } from '../../core.js';
 import type { Cli } from '../context.js';
+import { recordedServerUrl } from '../running-server.js';
 import { CliError } from '../fail.js';
 
 /** Where `waypost demo` seeds unless told otherwise: beside the default database, never in it. */
@@ -26,6 +25,23 @@ async function serverState(baseUrl: string, listUrl: string, headers: Record<str
   } catch {
     return 'none';
   }
+}
+
+/**
+ * Where a server is: the one that last listened on the demo's database (it recorded its URL there, whatever PORT it
+ * was given), else this run's PORT/HOST/WAYPOST_BASE_URL (default http://127.0.0.1:8080).
+ */
+async function findServer(core: Core, headers: Record<string, string>)
+  : Promise<{ baseUrl: string; server: 'serves_demo' | 'other' | 'none' }> {
+  const recorded = await recordedServerUrl(core);
+  const candidates = [...new Set([recorded, core.config.baseUrl].filter((u): u is string => u !== null))];
+  let found: { baseUrl: string; server: 'serves_demo' | 'other' | 'none' } | null = null;
+  for (const baseUrl of candidates) {
+    const server = await serverState(baseUrl, `${baseUrl}${apiRoot(core.config)}/bookings?perpage=5`, headers);
+    if (server === 'serves_demo') return { baseUrl, server };
+    if (server === 'other') found ??= { baseUrl, server };
+  }
+  return found ?? { baseUrl: core.config.baseUrl, server: 'none' };
 }
 
 // What decides where the server listens and which database it reads: the hint repeats the ones this run was given,
@@ -72,6 +88,7 @@ export function registerDemo(program: Command, cli: Cli): void {
 }
 
 async function remove(cli: Cli, opts: DemoFlags): Promise<void> {
+  const { removeDemo } = await import('../../demo/remove.js'); // loaded to run, not for --help
   const result = await cli.withWaypost(
     async (wp) => ({ removed: await removeDemo(wp.core), url: wp.config.databaseUrl }),
     { databaseUrl: opts.database });
@@ -90,19 +107,19 @@ async function remove(cli: Cli, opts: DemoFlags): Promise<void> {
 
 async function seed(cli: Cli, opts: DemoFlags): Promise<void> {
   const databaseUrl = opts.into ? undefined : opts.database ?? DEMO_DATABASE_URL;
+  const [{ markDemoKey, seedDemo }, { createApiKey, PERMISSIONS }] = await Promise.all([
+    import('../../demo/seed.js'), import('../../api/keys.js'), // loaded to run, not for --help
+  ]);
   const result = await cli.withWaypost(async (wp) => {
     const seeded = await seedDemo(wp.core);
     const label = `Demo key ${new Date(wp.core.clock.now()).toISOString().slice(0, 16).replace('T', ' ')}`;
     const key = await createApiKey(wp.core, { label, permissions: PERMISSIONS });
     await markDemoKey(wp.core, key.id);
-    const url = `${wp.config.baseUrl}${apiRoot(wp.config)}/bookings?perpage=5`;
+    const { baseUrl, server } = await findServer(wp.core, { 'access-token': key.key, 'access-secret': key.secret });
+    const url = `${baseUrl}${apiRoot(wp.config)}/bookings?perpage=5`;
     const curl = `curl -s -H 'Access-Token: ${key.key}' -H 'Access-Secret: ${key.secret}' '${url}'`;
-    const postman = `${wp.config.baseUrl}${apiRoot(wp.config)}/postman.json`;
-    const server = await serverState(wp.config.baseUrl, url,
-      { 'access-token': key.key, 'access-secret': key.secret });
-    return {
-      seeded, key, curl, postman, baseUrl: wp.config.baseUrl, server, url: wp.config.databaseUrl,
-    };
+    const postman = `${baseUrl}${apiRoot(wp.config)}/postman.json`;
+    return { seeded, key, curl, postman, baseUrl, server, url: wp.config.databaseUrl };
   }, { databaseUrl });
 
   const bookings = demoCatalogue().bookings;

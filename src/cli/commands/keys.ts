@@ -6,7 +6,6 @@ import { InvalidArgumentError } from 'commander';
 import {
   createApiKey, deleteApiKey, keyPrefix, listApiKeys, PERMISSIONS, setApiKeyActive, updateApiKey, type ApiKeyInfo,
 } from '../../api/keys.js';
-import { usageByKey } from '../../api/usage.js';
 import { CliError } from '../fail.js';
 import type { Cli } from '../context.js';
 import { fields, table, wholeNumber } from '../table.js';
@@ -141,6 +140,7 @@ export function registerKeys(program: Command, cli: Cli): void {
     .action(async (id: string | undefined, opts: { days: number; json?: boolean }) => {
       await cli.withWaypost(async (wp) => {
         // A running server writes its counts every few seconds, so the last seconds may not be in yet.
+        const { usageByKey } = await import('../../api/usage.js'); // loaded to run, not for --help
         let usage = await usageByKey(wp.core, opts.days);
         if (id !== undefined) {
           const key = (await listApiKeys(wp.core)).find((k) => k.id === id || k.key === id);

@@ -1,15 +1,23 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { createWaypost } from '../../sdk.js';
-import { migrate } from '../../store/migrate.js';
 import type { Cli } from '../context.js';
-import { ensureHostToken } from '../../host/token.js';
 import { loadConfig, type Role } from '../../config.js';
-import { ensureConsoleBuilt } from '../../admin/console.js';
-import { announceConsole } from '../../admin/announce.js';
-import { pendingBulkLoad } from '../../host/bulk-load.js';
 import { CliError } from '../fail.js';
-import { createLogger } from '../../log.js';
+import { recordServerUrl } from '../running-server.js';
+import { readPrivateTargets } from '../../webhooks/private-targets.js';
+
+/** What serving needs, loaded when `serve` runs (not for every `waypost --help`: src/cli/context.ts). */
+const serving = async () => {
+  const [sdk, token, consoleFiles, announce, bulk, log] = await Promise.all([
+    import('../../sdk.js'), import('../../host/token.js'), import('../../admin/console.js'),
+    import('../../admin/announce.js'), import('../../host/bulk-load.js'), import('../../log.js'),
+  ]);
+  return {
+    createWaypost: sdk.createWaypost, ensureHostToken: token.ensureHostToken,
+    ensureConsoleBuilt: consoleFiles.ensureConsoleBuilt, announceConsole: announce.announceConsole,
+    pendingBulkLoad: bulk.pendingBulkLoad, createLogger: log.createLogger,
+  };
+};
 
 export function registerServe(program: Command, cli: Cli): void {
   program.command('serve')
@@ -20,6 +28,9 @@ export function registerServe(program: Command, cli: Cli): void {
     .action(async (opts: { role: Role; metricsPort?: string }) => {
       const { io } = cli;
       const config = metricsPortOption(opts.metricsPort);
+      const {
+        createWaypost, ensureHostToken, ensureConsoleBuilt, announceConsole, pendingBulkLoad, createLogger,
+      } = await serving();
       // Logs on stdout, at LOG_LEVEL (default info), as createWaypost would by itself, but on this run's stdout.
       const logger = createLogger(loadConfig(io.env).logLevel, io.stdout);
       const wp = await createWaypost({ config, logger, env: io.env });
@@ -35,6 +46,7 @@ export function registerServe(program: Command, cli: Cli): void {
       const { url, metricsUrl } = await wp.serve(opts.role);
       const base = wp.config.baseUrl;
       if (url) {
+        await recordServerUrl(wp.core, url); // so `waypost demo` finds this server whatever its PORT
         const host = await ensureHostToken(wp.core);
         // Only a hash is stored, so a token made by this first start is shown now or never (then: --rotate).
         const rotate = '`waypost host-token --rotate`';
@@ -44,8 +56,13 @@ export function registerServe(program: Command, cli: Cli): void {
         wp.core.log.info({ url, role: opts.role, database: wp.core.store.dialect, metrics: metricsUrl },
           'waypost listening');
         const api = `${base}/${wp.config.restPrefix}/${wp.config.namespace}/api/v1`;
+        // A newcomer's first webhook often targets their own machine: say at once whether that is allowed.
+        const { allowed } = await readPrivateTargets(wp.core);
+        const targets = allowed ? 'localhost and private addresses allowed (local development)'
+          : 'public addresses only (for localhost: npx waypost settings set --allow-private-targets true)';
         io.stderr.write(`\nWaypost ${wp.config.version} is running (${opts.role}) on ${base}\n`
-          + `  REST API  ${api}  (docs: ${api}/docs)\n  Host API  ${base}/host/v1${hostToken}\n\n`);
+          + `  REST API  ${api}  (docs: ${api}/docs)\n  Host API  ${base}/host/v1${hostToken}\n`
+          + `  Webhooks  ${targets}\n\n`);
         await announceConsole(wp.core, io.stderr);
       } else {
         wp.core.log.info({ role: opts.role, metrics: metricsUrl }, 'waypost worker running');
@@ -64,6 +81,7 @@ export function registerServe(program: Command, cli: Cli): void {
     .description('Apply database migrations (also done on every start)')
     .option('--json', 'machine-readable output: {applied: [names]}')
     .action(async (opts: { json?: boolean }) => {
+      const { migrate } = await import('../../store/migrate.js');
       await cli.withWaypost(async (wp) => {
         const applied = await migrate(wp.core.db);
         cli.output(opts.json, { applied }, () => (applied.length ? `applied: ${applied.join(', ')}`

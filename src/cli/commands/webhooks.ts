@@ -6,7 +6,6 @@ import {
   MAX_PER_SECOND_LIMIT, regenerateSecret, revealSecret, updateWebhook, type WebhookView,
 } from '../../webhooks/manage.js';
 import { parseGrace, rotateSecret } from '../../webhooks/rotation.js';
-import { sendTestEvent } from '../../webhooks/test-send.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../webhooks/catalog.js';
 import type { Cli } from '../context.js';
 import { CliError } from '../fail.js';
@@ -183,6 +182,8 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .option('--event <type>', 'which event type to sample (default: the webhook\'s first)')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { event?: string; json?: boolean }) => {
+      // Loaded when used: sending brings the delivery engine (HTTP client, mailer, queues), nothing else here needs it.
+      const { sendTestEvent } = await import('../../webhooks/test-send.js');
       await cli.withWaypost(async (wp) => {
         const result = await sendTestEvent(wp.core, id, opts.event);
         cli.output(opts.json, result, () => [
