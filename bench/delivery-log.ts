@@ -39,7 +39,8 @@ async function seed(wp: Waypost): Promise<string[]> {
       const dlv = newId('dlv', t);
       events.push({
         id: evt, type: 'booking.created', resource: 'bookings', record_id: i + 1,
-        data: JSON.stringify({ id: i + 1, status: 'booked', total_amount: '1250.00' }), test: 0, created_at: at,
+        data: JSON.stringify({ id: i + 1, status: 'booked', total_amount: '1250.00' }),
+        previous_attributes: null, test: 0, created_at: at,
       });
       deliveries.push({
         id: dlv, webhook_id: hooks[i % hooks.length], event_id: evt, event_type: 'booking.created', status,

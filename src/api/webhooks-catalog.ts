@@ -1,4 +1,4 @@
-// The event catalog as the OpenAPI 3.1 `webhooks` section (DESIGN.md "Event catalog"): each of the 7 events as the
+// The event catalog as the OpenAPI 3.1 `webhooks` section (DESIGN.md "Event catalog"): each of the 9 events as the
 // POST Waypost sends, its body the envelope around the record's public TypeBox schema (the very schemas the API
 // answers with, referenced from components), the request headers, the sample payload as example, and what the
 // receiver's status means.
@@ -74,6 +74,9 @@ const RESPONSES = {
 
 const schemaName = (schema: TSchema) => String(schema.$id);
 
+/** The events of an update of an existing record: their envelopes carry `previous_attributes`. */
+const UPDATE_EVENTS = new Set(['booking.updated', 'booking.canceled', 'booking.completed']);
+
 /** The envelope schema of an event type's body: `data` refers to the record's public schema in components. */
 function envelopeSchema(type: string, record: TSchema): Json {
   return {
@@ -85,7 +88,15 @@ function envelopeSchema(type: string, record: TSchema): Json {
       type: { type: 'string', const: type },
       created_at: { type: 'string', format: 'date-time', description: 'When the event happened, ISO 8601, UTC' },
       data: { $ref: `#/components/schemas/${schemaName(record)}` },
+      ...(UPDATE_EVENTS.has(type) ? {
+        previous_attributes: {
+          type: 'object', additionalProperties: true,
+          description: 'The fields this update changed, each with its value before it (a changed object: the keys '
+            + 'that changed; an array: whole). `updated_at` is among them when it changed.',
+        },
+      } : {}),
     },
+    ...(UPDATE_EVENTS.has(type) ? { required: ['id', 'type', 'created_at', 'data', 'previous_attributes'] } : {}),
   };
 }
 

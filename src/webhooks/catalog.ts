@@ -1,4 +1,5 @@
-// The 7 event types a webhook can subscribe to (DESIGN.md "Event kinds"), with the console's labels.
+// The 9 event types a webhook can subscribe to (DESIGN.md "Event kinds"; booking.canceled and booking.completed from
+// issue 36), with the console's labels.
 
 export interface EventTypeInfo {
   type: EventType;
@@ -9,6 +10,8 @@ export interface EventTypeInfo {
 export const EVENT_TYPE_NAMES = [
   'booking.created',
   'booking.updated',
+  'booking.canceled',
+  'booking.completed',
   'booking.payment.completed',
   'booking.due.payment.completed',
   'customer.created',
@@ -21,6 +24,8 @@ export type EventType = (typeof EVENT_TYPE_NAMES)[number];
 export const EVENT_TYPES: readonly EventTypeInfo[] = [
   { type: 'booking.created', label: 'Booking Created', description: 'A booking is seen for the first time.' },
   { type: 'booking.updated', label: 'Booking Updated', description: 'An existing booking changes.' },
+  { type: 'booking.canceled', label: 'Booking Canceled', description: 'An existing booking becomes canceled.' },
+  { type: 'booking.completed', label: 'Booking Completed', description: 'An existing booking becomes completed.' },
   {
     type: 'booking.payment.completed', label: 'Booking Payment Completed',
     description:
@@ -45,7 +50,12 @@ export function isEventType(value: unknown): value is EventType {
 /** When each event fires, in full: the README's "Events" table and the OpenAPI `webhooks` section say this. */
 export const EVENT_FIRES_WHEN: Readonly<Record<EventType, string>> = {
   'booking.created': 'a booking id is seen for the first time',
-  'booking.updated': 'an existing booking really changes (a repeated PUT, or a new `updated_at` alone, fires nothing)',
+  'booking.updated': 'an existing booking really changes (a repeated PUT, or a new `updated_at` alone, fires nothing); '
+    + '`previous_attributes` holds the changed fields\' values before the change',
+  'booking.canceled': 'an existing booking\'s status becomes `canceled` (fired beside `booking.updated`, with the same '
+    + '`previous_attributes`); a booking first seen canceled fires only `booking.created`',
+  'booking.completed': 'an existing booking\'s status becomes `completed` (fired beside `booking.updated`, with the '
+    + 'same `previous_attributes`); a booking first seen completed fires only `booking.created`',
   'booking.payment.completed': 'a payment becomes paid: reaches `completed`, `captured`, `partially-paid`, '
     + '`check-received` or `voucher-received` from a status that is not paid (once per payment, even if it is later '
     + 'refunded and paid again); waiting statuses (`check-waiting`, `voucher-waiting`) do not fire',
@@ -59,6 +69,8 @@ export const EVENT_FIRES_WHEN: Readonly<Record<EventType, string>> = {
 export const EVENT_RESOURCE = {
   'booking.created': 'bookings',
   'booking.updated': 'bookings',
+  'booking.canceled': 'bookings',
+  'booking.completed': 'bookings',
   'booking.payment.completed': 'payments',
   'booking.due.payment.completed': 'payments',
   'customer.created': 'customers',

@@ -28,8 +28,13 @@ export function deriveEventTypes(change: RecordChange): EventType[] {
       if (isLegacyEngine(b.engine_version)) return [];
       const prev = before as Booking | null;
       if (prev === null || isLegacyEngine(prev.engine_version)) return ['booking.created'];
-      // A real change: a new updated_at alone is not one.
-      return isDeepStrictEqual({ ...prev, updated_at: null }, { ...b, updated_at: null }) ? [] : ['booking.updated'];
+      // A real change: a new updated_at alone is not one. A status that became canceled or completed is also told
+      // as its own event, which receivers subscribe to instead of reading statuses.
+      if (isDeepStrictEqual({ ...prev, updated_at: null }, { ...b, updated_at: null })) return [];
+      const moments: EventType[] = [];
+      if (b.status !== prev.status && b.status === 'canceled') moments.push('booking.canceled');
+      if (b.status !== prev.status && b.status === 'completed') moments.push('booking.completed');
+      return ['booking.updated', ...moments];
     }
     case 'payments': {
       const p = after as Payment;
@@ -44,6 +49,25 @@ export function deriveEventTypes(change: RecordChange): EventType[] {
     default: return [];
   }
 }
+
+/**
+ * What an update changed, as Stripe's `previous_attributes`: each top-level field whose value changed, with its value
+ * before; a changed object (the customer, an address) recurses to the keys that changed, an array is given whole.
+ */
+export function previousAttributes(before: unknown, after: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const was = before as Record<string, unknown>;
+  const now = after as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(was), ...Object.keys(now)])) {
+    const old = was[key] === undefined ? null : was[key];
+    if (isDeepStrictEqual(old, now[key] === undefined ? null : now[key])) continue;
+    out[key] = isPlainObject(old) && isPlainObject(now[key]) ? previousAttributes(old, now[key]) : old;
+  }
+  return out;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface Subscriber {
   id: string;
@@ -69,6 +93,9 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
   const types = deriveEventTypes(change);
   if (types.length === 0) return 0;
   const webhooks = await activeSubscribers(trx);
+  // Events of an update of an existing record carry what it changed.
+  const previous = change.before !== null && change.resource === 'bookings'
+    ? previousAttributes(change.before, change.after) : null;
   let queued = 0;
   for (const type of types) {
     const subscribed = webhooks.filter((w) => w.events.includes(type));
@@ -76,6 +103,7 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
     if (change.resource === 'payments' && (await paymentAlreadyCompleted(trx, change.id))) continue;
     const eventId = await recordEvent(trx, core, {
       type, resource: change.resource, recordId: change.id, data: change.after,
+      previousAttributes: type === 'booking.created' ? null : previous,
     });
     const deliveries = subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type }));
     queued += (await queueDeliveries(trx, core, deliveries)).length;

@@ -14,6 +14,8 @@ export interface NewEvent {
   resource: string | null;
   recordId: number | null;
   data: unknown; // the record exactly as the API shows it
+  /** `*.updated` events: the fields that changed, with their values before the write (the envelope's key). */
+  previousAttributes?: Record<string, unknown> | null;
   test?: boolean;
 }
 
@@ -27,6 +29,7 @@ export async function recordEvent(db: Db, core: Core, event: NewEvent): Promise<
     resource: event.resource,
     record_id: event.recordId,
     data: JSON.stringify(event.data),
+    previous_attributes: event.previousAttributes ? JSON.stringify(event.previousAttributes) : null,
     test: event.test ? 1 : 0,
     created_at: new Date(now).toISOString(),
   }).execute();

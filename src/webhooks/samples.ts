@@ -7,6 +7,8 @@ export interface SampleEvent {
   resource: Resource;
   recordId: number;
   data: Booking | Customer | Payment | Enquiry | Review;
+  /** Update events: what the sample update changed (the envelope's `previous_attributes`). */
+  previousAttributes?: Record<string, unknown>;
 }
 
 function sampleBooking(at: string): Booking {
@@ -76,8 +78,21 @@ export function sampleEvent(type: EventType, nowMs: number): SampleEvent {
   const at = new Date(nowMs).toISOString();
   switch (type) {
     case 'booking.created':
-    case 'booking.updated':
       return { resource: 'bookings', recordId: 900001, data: sampleBooking(at) };
+    case 'booking.updated': // a balance payment arrived
+      return {
+        resource: 'bookings', recordId: 900001,
+        data: { ...sampleBooking(at), paid_amount: '2480.00', due_amount: '0.00' },
+        previousAttributes: { paid_amount: '620.00', due_amount: '1860.00', updated_at: SAMPLE_EARLIER },
+      };
+    case 'booking.canceled':
+    case 'booking.completed': {
+      const status = type === 'booking.canceled' ? 'canceled' : 'completed';
+      return {
+        resource: 'bookings', recordId: 900001, data: { ...sampleBooking(at), status },
+        previousAttributes: { status: 'booked', updated_at: SAMPLE_EARLIER },
+      };
+    }
     case 'booking.payment.completed':
       return { resource: 'payments', recordId: 900301, data: samplePayment(at, false) };
     case 'booking.due.payment.completed':
@@ -106,10 +121,23 @@ export function sampleEvent(type: EventType, nowMs: number): SampleEvent {
   }
 }
 
-/** The envelope a sample event is delivered in (`{id, type, created_at, data}`): the catalog's example payload. */
-export interface SampleEnvelope { id: string; type: EventType; created_at: string; data: SampleEvent['data'] }
+/** The `updated_at` of a sample record before its sample update. */
+const SAMPLE_EARLIER = '2027-02-27T09:00:00.000Z';
+
+/**
+ * The envelope a sample event is delivered in (`{id, type, created_at, data}`, and `previous_attributes` for an
+ * update): the catalog's example payload.
+ */
+export interface SampleEnvelope {
+  id: string; type: EventType; created_at: string; data: SampleEvent['data'];
+  previous_attributes?: Record<string, unknown>;
+}
 
 export function sampleEnvelope(type: EventType, nowMs: number): SampleEnvelope {
   const at = new Date(nowMs).toISOString();
-  return { id: 'evt_01a20047759d06fecd7b4cb11389', type, created_at: at, data: sampleEvent(type, nowMs).data };
+  const { data, previousAttributes } = sampleEvent(type, nowMs);
+  return {
+    id: 'evt_01a20047759d06fecd7b4cb11389', type, created_at: at, data,
+    ...(previousAttributes ? { previous_attributes: previousAttributes } : {}),
+  };
 }

@@ -24,6 +24,7 @@ export interface EventRow {
   resource: string | null;
   record_id: number | null;
   data: string; // JSON: the record exactly as the API shows it
+  previous_attributes: string | null; // JSON, `*.updated` events: the changed fields' values before the write
   test: number; // 1 for `webhooks test` sample events
   created_at: string;
 }

@@ -111,7 +111,7 @@ describe.skipIf(!chromiumHere)('API reference at /docs in Chromium', () => {
   }, 120_000);
 
   // The event catalog (the document's webhooks section) renders as its own section.
-  it('lists the 7 events as webhooks, each opening its payload schema and headers', async () => {
+  it('lists the 9 events as webhooks, each opening its payload schema and headers', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     const errors: string[] = [];
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

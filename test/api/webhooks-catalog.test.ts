@@ -39,7 +39,7 @@ describe.each(DIALECTS)('the event catalog in the OpenAPI document on %s', (dial
   });
   afterAll(async () => f.wp.close());
 
-  it('describes each of the 7 events as a POST with the documented headers and what each answer means', () => {
+  it('describes each of the 9 events as a POST with the documented headers and what each answer means', () => {
     expect(Object.keys(doc.webhooks)).toEqual([...EVENT_TYPE_NAMES]);
     for (const info of EVENT_TYPES) {
       const op = doc.webhooks[info.type].post;
@@ -56,7 +56,9 @@ describe.each(DIALECTS)('the event catalog in the OpenAPI document on %s', (dial
       expect(op.responses['410'].description).toMatch(/disabled at once/);
       expect(op.responses.default.description).toMatch(/retried/);
       const schema = bodyOf(doc, info.type).schema;
-      expect(schema.required).toEqual(['id', 'type', 'created_at', 'data']);
+      const update = ['booking.updated', 'booking.canceled', 'booking.completed'].includes(info.type);
+      const required = ['id', 'type', 'created_at', 'data', ...(update ? ['previous_attributes'] : [])];
+      expect(schema.required).toEqual(required);
       expect(schema.properties.type).toEqual({ type: 'string', const: info.type });
     }
   });
@@ -95,12 +97,14 @@ describe.each(DIALECTS)('the event catalog in the OpenAPI document on %s', (dial
       worker = await startWorker(f.wp.core);
       await f.wp.put('trips', 7, { title: 'Douro Valley', destinations: ['Portugal'], activities: ['Walking'] });
       await f.wp.put('bookings', 101, booking());
-      await f.wp.put('bookings', 101, booking({ status: 'completed' }));
+      await f.wp.put('bookings', 101, booking({ status: 'completed' })); // booking.updated and booking.completed
+      await f.wp.put('bookings', 102, booking());
+      await f.wp.put('bookings', 102, booking({ status: 'canceled' })); // booking.updated and booking.canceled
       await f.wp.put('payments', 5, payment({ status: 'completed' }));
       await f.wp.put('payments', 6, payment({ status: 'completed', is_due_payment: true }));
       await f.wp.put('enquiries', 3, { full_name: 'Cy Young', email: 'cy@example.com', message: 'Is May good?' });
       await f.wp.put('reviews', 4, { trip_id: 7, author_name: 'Cy Young', rating: 5, content: 'Lovely.' });
-      const received = await receiver.waitFor(7, 10_000);
+      const received = await receiver.waitFor(11, 10_000);
       const validate = validators(doc);
       const seen = new Set<string>();
       for (const req of received) {
@@ -121,6 +125,6 @@ describe.each(DIALECTS)('the event catalog in the OpenAPI document on %s', (dial
   it('still renders the reference page with the webhooks in its document', async () => {
     expect((await f.app.inject({ url: `${f.root}/docs` })).statusCode).toBe(200);
     const json = (await f.app.inject({ url: `${f.root}/docs/json` })).json();
-    expect(Object.keys(json.webhooks)).toHaveLength(7);
+    expect(Object.keys(json.webhooks)).toHaveLength(9);
   });
 });

@@ -28,13 +28,17 @@ export function buildRequest(core: Core, p: Prepared): OutgoingRequest | Promise
 /** The envelope: event.data is the record's JSON already, so it is spliced in rather than parsed and serialised. */
 function plainBody({ event }: Prepared): string {
   const head = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}`;
-  return `${head},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
+  const previous = event.previous_attributes ? `,"previous_attributes":${event.previous_attributes}` : '';
+  return `${head},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}${previous}}`;
 }
 
 /** The envelope passed through filters.webhookPayload, serialised once. */
 async function filteredBody(core: Core, p: Prepared): Promise<string> {
   const { id, type, created_at } = p.event;
-  const payload = { id, type, created_at, data: JSON.parse(p.event.data) as unknown };
+  const payload = {
+    id, type, created_at, data: JSON.parse(p.event.data) as unknown,
+    ...(p.event.previous_attributes ? { previous_attributes: JSON.parse(p.event.previous_attributes) as unknown } : {}),
+  };
   const context = { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id };
   return JSON.stringify(await core.filters.webhookPayload!(payload, context));
 }

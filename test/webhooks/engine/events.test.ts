@@ -1,4 +1,4 @@
-// Events from host writes: which of the 7 kinds fire, exactly once, with the record as the API shows it, in the
+// Events from host writes: which of the 9 kinds fire, exactly once, with the record as the API shows it, in the
 // same transaction as the write.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../../helpers/db.js';

@@ -31,7 +31,8 @@ export class MemoryQueue implements DeliveryQueue {
   queue(id: string, webhookId: string, at = 0, test = 0): DeliveryRow {
     const eventId = `evt_${id}`;
     this.events.set(eventId, {
-      id: eventId, type: 'enquiry.created', resource: 'enquiries', record_id: 1, data: '{"id":1}', test, created_at: '',
+      id: eventId, type: 'enquiry.created', resource: 'enquiries', record_id: 1, data: '{"id":1}',
+      previous_attributes: null, test, created_at: '',
     });
     const row: DeliveryRow = {
       id, webhook_id: webhookId, event_id: eventId, event_type: 'enquiry.created', status: 'pending', attempts: 0,
