@@ -13,7 +13,7 @@ import { runBatch } from './batch.js';
 import { guardJsonBodies, scopeBodyLimit, type JsonShapeLimits } from '../http/body-limits.js';
 import { demoWarning } from './demo-guard.js';
 
-// What the host may send (README "Security"), sized from what the WordPress bridge really sends, measured with the
+// What the host may send (docs/security.md), sized from what the WordPress bridge really sends, measured with the
 // bridge's own mapper and wp_json_encode on the WP Travel Engine fixtures: a booking operation is 580-650 bytes and
 // 33 values; the largest is a review at the bridge's 20,000-character cap, 20,163 bytes (English text). 500 of those,
 // the largest batch, are 10.1 MB (9.6 MiB): 12 MiB leaves 25% over it. Parsed, such a batch takes 10 MB of the 160

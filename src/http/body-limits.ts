@@ -1,4 +1,4 @@
-// Request body limits (README "Security"): each scope and route says how many bytes it reads, and the Host API's JSON
+// Request body limits (docs/security.md): each scope and route says how many bytes it reads, and the Host API's JSON
 // is checked for its shape before it is parsed. JSON.parse builds the whole value on the V8 heap, and a few bytes of
 // input can cost many times their size there: `[],` is 3 bytes and 43 bytes of heap once parsed (an empty array and
 // its slot in the parent). 16 MiB of `[[],[],…]` filled the 160 MB heap `waypost serve` has and killed it (issue 29).

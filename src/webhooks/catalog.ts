@@ -47,7 +47,7 @@ export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPE_NAMES as readonly string[]).includes(value);
 }
 
-/** When each event fires, in full: the README's "Events" table and the OpenAPI `webhooks` section say this. */
+/** When each event fires, in full: docs/webhooks.md "Events" and the OpenAPI `webhooks` section say this. */
 export const EVENT_FIRES_WHEN: Readonly<Record<EventType, string>> = {
   'booking.created': 'a booking id is seen for the first time',
   'booking.updated': 'an existing booking really changes (a repeated PUT, or a new `updated_at` alone, fires nothing); '

@@ -1,4 +1,4 @@
-// The delivery engine's Prometheus metrics (README "Scale-out" > Metrics). What happens per delivery is counted in
+// The delivery engine's Prometheus metrics (docs/operations.md "Metrics"). What happens per delivery is counted in
 // memory (no SQL on the hot path); the queue's depth and the age of its oldest due delivery are read when scraped,
 // with one statement on the deliveries_due index (status, next_attempt_at): the depth counts at most
 // QUEUE_DEPTH_CAP entries (a backlog of millions would otherwise be counted in full at every scrape) and the oldest
@@ -100,7 +100,7 @@ function registerQueueGauges(core: Core): void {
 interface QueueFigures { depth: number; oldestDueAt: number | null }
 
 /** The queue-depth gauge counts no further than this: enough to page on, bounded at a scrape however deep the
- *  backlog (README "Metrics"). */
+ *  backlog (docs/operations.md "Metrics"). */
 export const QUEUE_DEPTH_CAP = 100_000;
 
 /** Both figures in one statement, each a bounded read of deliveries_due: the depth counts the first `cap` pending

@@ -1,7 +1,7 @@
-// The per-webhook throttle (README "Throttle"): a webhook with max_per_second = N is sent at most N deliveries a
-// second, counted across every worker process. Its send slots are 1000 / N ms apart (GCRA, "next free slot"); the
-// next free one is a database row that every worker advances atomically (DeliveryQueue.reserveSlots), so two
-// processes never get the same slot. A delivery waits in its worker for its slot. Webhooks without a limit never
+// The per-webhook throttle (docs/webhooks.md "Throttle"): a webhook with max_per_second = N is sent at most N
+// deliveries a second, counted across every worker process. Its send slots are 1000 / N ms apart (GCRA, "next free
+// slot"); the next free one is a database row that every worker advances atomically (DeliveryQueue.reserveSlots), so
+// two processes never get the same slot. A delivery waits in its worker for its slot. Webhooks without a limit never
 // come here: they pay no statement.
 import type { Clock } from '../../core.js';
 import type { DeliveryQueue } from './queue/index.js';
