@@ -199,9 +199,9 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
     await page.goto(settingsUrl());
     expect(await page.locator('#waypost-backfill-text').innerText()).toMatch(/Not run yet/);
     await page.getByRole('button', { name: 'Send existing records' }).click();
-    await expect.poll(() => notice().innerText(), W).toMatch(/Sending existing records in the background/);
+    await expect.poll(() => notice().innerText(), W).toMatch(/Sending existing records while this page is open/);
     await shot('05-backfill-started');
-    // The page polls; WP-Cron (spawned by those requests) does the work. It reloads when the run ends.
+    // The page drives the batches (WP-Cron, spawned by its requests, may take a slice too). It reloads when done.
     await expect.poll(() => page.locator('#waypost-backfill-text').innerText(), { timeout: 60_000, interval: 500 })
       .toMatch(/^Done:/);
     const text = await page.locator('#waypost-backfill-text').innerText();

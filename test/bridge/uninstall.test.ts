@@ -46,7 +46,6 @@ describe.skipIf(!available)('bridge: deactivation and uninstall leave nothing be
       Waypost_Bridge_Connection::set_token( 'a-host-token-1234' );
       Waypost_Bridge_Queue::push( 'trips', 19, 'put', 'no answer', 'failed' );
       Waypost_Bridge_Backfill::start();
-      remove_action( 'shutdown', array( 'Waypost_Bridge_Backfill', 'kick_cron' ), PHP_INT_MAX );
       Waypost_Bridge_Forwarder::mark_unreachable();
       add_option( Waypost_Bridge_Backfill::LOCK_OPTION, (string) time(), '', 'no' );
       set_transient( 'waypost_bridge_notice_1', array( 'type' => 'info', 'message' => 'hi' ), 300 );

@@ -6,8 +6,9 @@
  * batch twice) duplicates nothing.
  *
  * Two drivers share run_batch(): `wp waypost backfill` (class-cli.php) and "Send existing records" on the settings
- * page, which calls start() and is continued in the background by WP-Cron single events, each running batches for
- * a few seconds and scheduling the next.
+ * page, which calls start(). While the page is open, it drives the run itself (drive(), a few seconds per admin-ajax
+ * request), so a site with DISABLE_WP_CRON finishes too; WP-Cron single events continue it in the background when
+ * the page is closed. The sending lock keeps the two from sending at once.
  *
  * @package WaypostBridge
  */
@@ -21,27 +22,30 @@ if ( ! defined( 'ABSPATH' ) ) {
  */
 class Waypost_Bridge_Backfill {
 
-	const ORDER = array( 'trips', 'customers', 'payments', 'bookings', 'enquiries', 'reviews' );
+	public const ORDER = array( 'trips', 'customers', 'payments', 'bookings', 'enquiries', 'reviews' );
 
 	/** State: cursor, running, counters, errors (see status()). */
-	const OPTION = 'waypost_bridge_backfill';
+	public const OPTION = 'waypost_bridge_backfill';
 
 	/** Held while a batch runs, so the page's background run and the CLI never send at once. */
-	const LOCK_OPTION = 'waypost_bridge_backfill_lock';
+	public const LOCK_OPTION = 'waypost_bridge_backfill_lock';
 
 	/** WP-Cron hook of the background continuation. */
-	const HOOK = 'waypost_bridge_backfill_continue';
+	public const HOOK = 'waypost_bridge_backfill_continue';
 
-	const DEFAULT_SIZE = 200;
+	public const DEFAULT_SIZE = 200;
 
 	/** Seconds one background event spends sending before it schedules the next. */
-	const BACKGROUND_BUDGET = 20;
+	public const BACKGROUND_BUDGET = 20;
+
+	/** Seconds one request from the open settings page spends sending (short, so its progress bar moves). */
+	public const PAGE_BUDGET = 5;
 
 	/** Whole-batch failures in a row (Waypost down) after which the background run stops. */
-	const MAX_FAILURES = 8;
+	public const MAX_FAILURES = 8;
 
 	/** Errors kept for the page (the latest). */
-	const MAX_ERRORS = 20;
+	public const MAX_ERRORS = 20;
 
 	/** Hooks the background continuation. */
 	public static function register() {
@@ -56,23 +60,24 @@ class Waypost_Bridge_Backfill {
 	 *
 	 * @param array|null $cursor A cursor returned earlier, or null to start from the beginning.
 	 * @param int        $size   Records per batch (1-500).
-	 * @return array ['cursor' => array, 'done' => bool, 'sent' => int, 'failed' => int, 'total' => int,
-	 *               'skipped' => int, 'position' => int, 'error' => string|null]: sent/failed/skipped count this
-	 *               batch; the cursor carries the running totals (sent, failed, skipped) and position (records
-	 *               examined so far, out of total).
+	 * @return array ['cursor' => array, 'done' => bool, 'sent' => int, 'unchanged' => int, 'failed' => int,
+	 *               'total' => int, 'skipped' => int, 'position' => int, 'error' => string|null]: the counts are this
+	 *               batch's (sent: Waypost stored a change; unchanged: it already had the record as it is); the
+	 *               cursor carries the running totals and position (records examined so far, out of total).
 	 */
 	public static function run_batch( $cursor, $size = self::DEFAULT_SIZE ) {
 		$size   = max( 1, min( Waypost_Bridge_Client::BATCH_MAX, (int) $size ) );
 		$cursor = self::normalize_cursor( $cursor );
 		$result = array(
-			'cursor'   => $cursor,
-			'done'     => null === $cursor['resource'],
-			'sent'     => 0,
-			'failed'   => 0,
-			'skipped'  => 0,
-			'total'    => $cursor['total'],
-			'position' => $cursor['position'],
-			'error'    => null,
+			'cursor'    => $cursor,
+			'done'      => null === $cursor['resource'],
+			'sent'      => 0,
+			'unchanged' => 0,
+			'failed'    => 0,
+			'skipped'   => 0,
+			'total'     => $cursor['total'],
+			'position'  => $cursor['position'],
+			'error'     => null,
 		);
 		if ( $result['done'] ) {
 			return $result;
@@ -113,8 +118,9 @@ class Waypost_Bridge_Backfill {
 			}
 		}
 
-		$sent   = 0;
-		$failed = count( $errors );
+		$sent      = 0;
+		$unchanged = 0;
+		$failed    = count( $errors );
 		if ( $ops ) {
 			$answer = Waypost_Bridge_Client::batch( $ops, max( 15.0, 0.1 * count( $ops ) ) );
 			if ( null !== $answer['error'] ) {
@@ -127,7 +133,12 @@ class Waypost_Bridge_Backfill {
 			foreach ( $answer['body']['results'] as $item ) {
 				$op = isset( $ops[ (int) $item['index'] ] ) ? $ops[ (int) $item['index'] ] : null;
 				if ( isset( $item['status'] ) && $item['status'] >= 200 && $item['status'] < 300 ) {
-					++$sent;
+					// Waypost says whether it stored a change; one that does not say (older) counts as sent.
+					if ( isset( $item['changed'] ) && false === $item['changed'] ) {
+						++$unchanged;
+					} else {
+						++$sent;
+					}
 				} elseif ( null !== $op ) {
 					++$failed;
 					$detail   = isset( $item['error']['detail'] ) ? (string) $item['error']['detail'] : 'HTTP ' . ( isset( $item['status'] ) ? (int) $item['status'] : 0 );
@@ -136,11 +147,12 @@ class Waypost_Bridge_Backfill {
 			}
 		}
 
-		$next['position'] += $examined;
-		$next['sent']     += $sent;
-		$next['failed']   += $failed;
-		$next['skipped']  += $skipped;
-		$state             = self::state();
+		$next['position']  += $examined;
+		$next['sent']      += $sent;
+		$next['unchanged'] += $unchanged;
+		$next['failed']    += $failed;
+		$next['skipped']   += $skipped;
+		$state              = self::state();
 		self::save_state(
 			array(
 				'cursor'     => $next,
@@ -150,14 +162,15 @@ class Waypost_Bridge_Backfill {
 		);
 		self::after_batch();
 		return array(
-			'cursor'   => $next,
-			'done'     => null === $next['resource'],
-			'sent'     => $sent,
-			'failed'   => $failed,
-			'skipped'  => $skipped,
-			'total'    => $next['total'],
-			'position' => $next['position'],
-			'error'    => null,
+			'cursor'    => $next,
+			'done'      => null === $next['resource'],
+			'sent'      => $sent,
+			'unchanged' => $unchanged,
+			'failed'    => $failed,
+			'skipped'   => $skipped,
+			'total'     => $next['total'],
+			'position'  => $next['position'],
+			'error'     => null,
 		);
 	}
 
@@ -172,8 +185,9 @@ class Waypost_Bridge_Backfill {
 	}
 
 	/**
-	 * "Send existing records": starts a background run (continued by WP-Cron until done). A run that was cancelled
-	 * or stopped midway is resumed from its cursor; after a finished run (or with $resume false) it starts over.
+	 * "Send existing records": starts a run, driven by the open settings page (drive()) and continued by WP-Cron
+	 * when it runs. A run that was cancelled or stopped midway is resumed from its cursor; after a finished run (or
+	 * with $resume false) it starts over.
 	 *
 	 * @param bool $resume Continue an unfinished run from its saved cursor.
 	 * @return array status()
@@ -222,7 +236,7 @@ class Waypost_Bridge_Backfill {
 	/**
 	 * Progress for the settings page and `wp waypost status`.
 	 *
-	 * @return array ['running', 'done', 'resource', 'position', 'total', 'percent', 'sent', 'failed', 'skipped',
+	 * @return array ['running', 'done', 'resource', 'position', 'total', 'percent', 'sent', 'unchanged', 'failed', 'skipped',
 	 *               'started_at', 'finished_at', 'next_run', 'last_error', 'errors' => [[resource, id, error], …]]
 	 */
 	public static function status() {
@@ -239,6 +253,7 @@ class Waypost_Bridge_Backfill {
 			'total'       => $total,
 			'percent'     => $done ? 100 : ( $total > 0 ? (int) floor( 100 * min( $pos, $total ) / $total ) : 0 ),
 			'sent'        => null !== $cursor ? $cursor['sent'] : 0,
+			'unchanged'   => null !== $cursor ? $cursor['unchanged'] : 0,
 			'failed'      => null !== $cursor ? $cursor['failed'] : 0,
 			'skipped'     => null !== $cursor ? $cursor['skipped'] : 0,
 			'started_at'  => $state['started_at'],
@@ -262,58 +277,102 @@ class Waypost_Bridge_Backfill {
 			return;
 		}
 		if ( ! self::lock() ) {
-			self::schedule( $run_id, (int) $failures, 30 ); // Another driver (the CLI) is sending: look again later.
+			self::schedule( $run_id, (int) $failures, 30 ); // Another driver (the page, the CLI) is sending.
 			return;
 		}
-		$started = microtime( true );
-		/** Seconds one WP-Cron event sends before it hands over to the next (default 20). */
-		$budget = (float) apply_filters( 'waypost_bridge_backfill_slice_seconds', self::BACKGROUND_BUDGET );
-		$limit  = (int) ini_get( 'max_execution_time' );
-		if ( $limit > 0 ) {
-			$budget = min( $budget, max( 5, (int) ( $limit / 2 ) ) );
-		}
-		/** Records per Host API batch of the background run (default 200, at most 500). */
-		$size   = (int) apply_filters( 'waypost_bridge_backfill_batch_size', self::DEFAULT_SIZE );
-		$cursor = self::saved_cursor();
 		try {
-			do {
-				$result = self::run_batch( $cursor, $size );
-				$state  = self::state();
-				if ( null !== $result['error'] ) {
-					$failures = (int) $state['failures'] + 1;
-					if ( $failures >= self::MAX_FAILURES ) {
-						self::save_state(
-							array(
-								'running'  => false,
-								'failures' => $failures,
-							)
-						);
-					} else {
-						self::save_state( array( 'failures' => $failures ) );
-						self::schedule( $run_id, $failures, (int) min( 600, 15 * pow( 2, $failures - 1 ) ) );
-					}
-					return;
-				}
-				$cursor = $result['cursor'];
-				if ( $result['done'] ) {
-					self::save_state(
-						array(
-							'running'     => false,
-							'failures'    => 0,
-							'finished_at' => time(),
-						)
-					);
-					return;
-				}
-				if ( ! $state['running'] || $state['run_id'] !== $run_id ) {
-					return; // Cancelled meanwhile.
-				}
-			} while ( microtime( true ) - $started < $budget );
-			self::save_state( array( 'failures' => 0 ) );
-			self::schedule( $run_id, 0, 0 );
+			/** Seconds one WP-Cron event sends before it hands over to the next (default 20). */
+			$budget  = (float) apply_filters( 'waypost_bridge_backfill_slice_seconds', self::BACKGROUND_BUDGET );
+			$outcome = self::run_slice( $run_id, $budget );
 		} finally {
 			self::unlock();
 		}
+		$state = self::state();
+		if ( 'more' === $outcome ) {
+			self::schedule( $run_id, 0, 0 );
+		} elseif ( 'failed' === $outcome && $state['running'] ) { // Not after MAX_FAILURES: the run stopped.
+			$failures = (int) $state['failures'];
+			self::schedule( $run_id, $failures, (int) min( 600, 15 * pow( 2, $failures - 1 ) ) );
+		}
+	}
+
+	/**
+	 * The open settings page: sends batches for PAGE_BUDGET seconds (admin-ajax, one request after another), so a
+	 * run finishes while the page is open even where WP-Cron never runs (DISABLE_WP_CRON with no system cron). When
+	 * WP-Cron or the CLI holds the sending lock, it only reports progress.
+	 *
+	 * @return array status(), plus 'next_in_ms': how long the page waits before its next request (longer while
+	 *               another driver sends, and growing after whole-batch failures, as WP-Cron's slices do).
+	 */
+	public static function drive(): array {
+		$state = self::state();
+		$wait  = 0;
+		if ( $state['running'] ) {
+			$wait = 2000;
+			if ( self::lock() ) {
+				try {
+					$outcome = self::run_slice( $state['run_id'], self::PAGE_BUDGET );
+				} finally {
+					self::unlock();
+				}
+				$failures = (int) self::state()['failures'];
+				$wait     = 'failed' === $outcome ? (int) min( 60000, 5000 * pow( 2, max( 0, $failures - 1 ) ) ) : 100;
+			}
+		}
+		return array_merge( self::status(), array( 'next_in_ms' => $wait ) );
+	}
+
+	/**
+	 * Sends batches of a run for $budget seconds (less under a short max_execution_time). The caller holds the lock.
+	 *
+	 * @param string $run_id The run.
+	 * @param float  $budget Seconds.
+	 * @return string 'more' (budget used up), 'done', 'failed' (a whole batch failed; counted, and after
+	 *                MAX_FAILURES in a row the run stops) or 'stopped' (cancelled or replaced meanwhile).
+	 */
+	private static function run_slice( string $run_id, float $budget ): string {
+		$started = microtime( true );
+		$limit   = (int) ini_get( 'max_execution_time' );
+		if ( $limit > 0 ) {
+			$budget = min( $budget, max( 5, (int) ( $limit / 2 ) ) );
+		}
+		/** Records per Host API batch of a run from the settings page (default 200, at most 500). */
+		$size   = (int) apply_filters( 'waypost_bridge_backfill_batch_size', self::DEFAULT_SIZE );
+		$cursor = self::saved_cursor();
+		if ( null === $cursor ) { // Finished meanwhile (by the CLI): not a new run from the start.
+			self::save_state( array( 'running' => false ) );
+			return 'done';
+		}
+		do {
+			$result = self::run_batch( $cursor, $size );
+			$state  = self::state();
+			if ( null !== $result['error'] ) {
+				$failures = (int) $state['failures'] + 1;
+				self::save_state(
+					array(
+						'running'  => $failures < self::MAX_FAILURES && $state['running'],
+						'failures' => $failures,
+					)
+				);
+				return 'failed';
+			}
+			$cursor = $result['cursor'];
+			if ( $result['done'] ) {
+				self::save_state(
+					array(
+						'running'     => false,
+						'failures'    => 0,
+						'finished_at' => time(),
+					)
+				);
+				return 'done';
+			}
+			if ( ! $state['running'] || $state['run_id'] !== $run_id ) {
+				return 'stopped';
+			}
+		} while ( microtime( true ) - $started < $budget );
+		self::save_state( array( 'failures' => 0 ) );
+		return 'more';
 	}
 
 	/**
@@ -399,9 +458,10 @@ class Waypost_Bridge_Backfill {
 				'after'    => 0,
 				'position' => 0,
 				'total'    => self::count_candidates(),
-				'sent'     => 0,
-				'failed'   => 0,
-				'skipped'  => 0,
+				'sent'      => 0,
+				'unchanged' => 0,
+				'failed'    => 0,
+				'skipped'   => 0,
 			);
 		}
 		$resource = isset( $cursor['resource'] ) && in_array( $cursor['resource'], self::ORDER, true ) ? $cursor['resource'] : null;
@@ -410,11 +470,12 @@ class Waypost_Bridge_Backfill {
 			'after'    => isset( $cursor['after'] ) ? max( 0, (int) $cursor['after'] ) : 0,
 			'position' => 0,
 			'total'    => 0,
-			'sent'     => 0,
-			'failed'   => 0,
-			'skipped'  => 0,
+			'sent'      => 0,
+			'unchanged' => 0,
+			'failed'    => 0,
+			'skipped'   => 0,
 		);
-		foreach ( array( 'position', 'total', 'sent', 'failed', 'skipped' ) as $key ) {
+		foreach ( array( 'position', 'total', 'sent', 'unchanged', 'failed', 'skipped' ) as $key ) {
 			$out[ $key ] = isset( $cursor[ $key ] ) ? max( 0, (int) $cursor[ $key ] ) : 0;
 		}
 		return $out;
@@ -461,7 +522,9 @@ class Waypost_Bridge_Backfill {
 	}
 
 	/**
-	 * Schedules the next background slice.
+	 * Schedules the next background slice with WP-Cron. A slice due now runs on WP-Cron's next spawn (core's
+	 * spawn_cron() on the next page view, or a system cron calling wp-cron.php); while the settings page is open,
+	 * the page does not wait for it (drive()).
 	 *
 	 * @param string $run_id   Run.
 	 * @param int    $failures Failures in a row.
@@ -472,47 +535,16 @@ class Waypost_Bridge_Backfill {
 		if ( ! wp_next_scheduled( self::HOOK, $args ) ) {
 			wp_schedule_single_event( time() + $delay, self::HOOK, $args );
 		}
-		if ( 0 === $delay && ! has_action( 'shutdown', array( __CLASS__, 'kick_cron' ) ) ) {
-			add_action( 'shutdown', array( __CLASS__, 'kick_cron' ), PHP_INT_MAX );
-		}
 	}
 
 	/**
-	 * At the end of the request, starts WP-Cron at once (a non-blocking request to wp-cron.php, as WordPress' own
-	 * spawn_cron() does) so the next slice does not wait for a visitor. spawn_cron() refuses inside a cron run; by
-	 * this point wp-cron.php has released its lock, so the request here takes it afresh. Sites with DISABLE_WP_CRON
-	 * (a system cron calls wp-cron.php) or ALTERNATE_WP_CRON are left to their own schedule.
+	 * Whether WP-Cron runs by itself on this site (it does not with DISABLE_WP_CRON: then only a system cron that
+	 * calls wp-cron.php runs it, if there is one).
+	 *
+	 * @return bool
 	 */
-	public static function kick_cron() {
-		if ( ( defined( 'DISABLE_WP_CRON' ) && DISABLE_WP_CRON ) || ( defined( 'ALTERNATE_WP_CRON' ) && ALTERNATE_WP_CRON ) ) {
-			return;
-		}
-		if ( ! defined( 'DOING_CRON' ) ) {
-			spawn_cron();
-			return;
-		}
-		$lock = get_transient( 'doing_cron' );
-		if ( $lock && $lock + ( defined( 'WP_CRON_LOCK_TIMEOUT' ) ? WP_CRON_LOCK_TIMEOUT : 60 ) > microtime( true ) ) {
-			return; // Another cron run holds the lock; it (or the next page view) runs the slice.
-		}
-		$key = sprintf( '%.22F', microtime( true ) );
-		set_transient( 'doing_cron', $key );
-		/** This filter is documented in wp-includes/cron.php */
-		$request = apply_filters(
-			'cron_request',
-			array(
-				'url'  => add_query_arg( 'doing_wp_cron', $key, site_url( 'wp-cron.php' ) ),
-				'key'  => $key,
-				'args' => array(
-					'timeout'   => 0.01,
-					'blocking'  => false,
-					/** This filter is documented in wp-includes/class-wp-http-streams.php */
-					'sslverify' => apply_filters( 'https_local_ssl_verify', false ),
-				),
-			),
-			$key
-		);
-		wp_remote_post( $request['url'], $request['args'] );
+	public static function wp_cron_disabled() {
+		return defined( 'DISABLE_WP_CRON' ) && DISABLE_WP_CRON;
 	}
 
 	/** @return array The saved state, with defaults. */

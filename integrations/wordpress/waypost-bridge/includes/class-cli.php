@@ -15,7 +15,7 @@ if ( ! defined( 'ABSPATH' ) ) {
 class Waypost_Bridge_Cli {
 
 	/** Whole-batch failures in a row (Waypost unreachable) before the command gives up; it resumes next time. */
-	const MAX_FAILURES = 5;
+	public const MAX_FAILURES = 5;
 
 	/** Registers the commands when WP-CLI is running. */
 	public static function register() {
@@ -58,16 +58,17 @@ class Waypost_Bridge_Cli {
 			$out['error']( 'Waypost is not connected: define WAYPOST_URL and WAYPOST_HOST_TOKEN in wp-config.php (or use Settings > Webhooks & API).' );
 			return 1;
 		}
-		$status = Waypost_Bridge_Backfill::status();
-		if ( $status['running'] ) {
-			$out['error']( 'A backfill started from Settings > Webhooks & API is running. Cancel it there, or wait for it to finish.' );
-			return 1;
-		}
 		if ( ! Waypost_Bridge_Backfill::lock() ) {
 			$out['error']( 'Another backfill is sending right now (lock option waypost_bridge_backfill_lock). Try again in a minute.' );
 			return 1;
 		}
 		try {
+			if ( Waypost_Bridge_Backfill::status()['running'] ) {
+				// A run from the settings page (on a site without WP-Cron it stops when the page is closed): this
+				// command takes it over from its cursor, and the page shows where it ends.
+				Waypost_Bridge_Backfill::cancel();
+				$out['log']( 'Taking over the run started from Settings > Webhooks & API.' );
+			}
 			$size     = isset( $assoc_args['batch-size'] ) ? max( 1, min( 500, (int) $assoc_args['batch-size'] ) ) : Waypost_Bridge_Backfill::DEFAULT_SIZE;
 			$cursor   = ! empty( $assoc_args['restart'] ) ? null : Waypost_Bridge_Backfill::saved_cursor();
 			$start    = microtime( true );
@@ -94,7 +95,7 @@ class Waypost_Bridge_Cli {
 				$elapsed  = max( 0.001, microtime( true ) - $start );
 				$out['log']( self::progress_line( $cursor, $result, ( $cursor['position'] - $first ) / $elapsed ) );
 			} while ( ! $result['done'] );
-			$message = sprintf( 'Backfill done in %.1f s: %d sent, %d failed, %d skipped.', microtime( true ) - $start, $cursor['sent'], $cursor['failed'], $cursor['skipped'] );
+			$message = sprintf( 'Backfill done in %.1f s: %d sent, %d unchanged, %d failed, %d skipped.', microtime( true ) - $start, $cursor['sent'], $cursor['unchanged'], $cursor['failed'], $cursor['skipped'] );
 			if ( $cursor['failed'] > 0 ) {
 				$out['warning']( $message . ' See `wp waypost status` for the errors.' );
 			} else {
@@ -117,7 +118,7 @@ class Waypost_Bridge_Cli {
 		$status = Waypost_Bridge_Backfill::status();
 		$out['log']( 'Waypost URL: ' . ( '' !== Waypost_Bridge_Connection::get_url() ? Waypost_Bridge_Connection::get_url() : '(not set)' ) . ( Waypost_Bridge_Connection::url_from_constant() ? ' (WAYPOST_URL)' : '' ) );
 		$out['log']( 'Host token: ' . ( '' !== Waypost_Bridge_Connection::token_hint() ? Waypost_Bridge_Connection::token_hint() : '(not set)' ) . ( Waypost_Bridge_Connection::token_from_constant() ? ' (WAYPOST_HOST_TOKEN)' : '' ) );
-		$out['log']( sprintf( 'Backfill: %s, %d of %d examined (%d%%), %d sent, %d failed, %d skipped.', $status['running'] ? 'running' : ( $status['done'] ? 'done' : ( $status['position'] > 0 ? 'stopped' : 'not started' ) ), $status['position'], $status['total'], $status['percent'], $status['sent'], $status['failed'], $status['skipped'] ) );
+		$out['log']( sprintf( 'Backfill: %s, %d of %d examined (%d%%), %d sent, %d unchanged, %d failed, %d skipped.', $status['running'] ? 'running' : ( $status['done'] ? 'done' : ( $status['position'] > 0 ? 'stopped' : 'not started' ) ), $status['position'], $status['total'], $status['percent'], $status['sent'], $status['unchanged'], $status['failed'], $status['skipped'] ) );
 		if ( $status['last_error'] ) {
 			$out['log']( 'Last error: ' . $status['last_error'] );
 		}
@@ -155,12 +156,13 @@ class Waypost_Bridge_Cli {
 		$total   = max( 1, $cursor['total'] );
 		$percent = $result['done'] ? 100 : (int) floor( 100 * min( $cursor['position'], $total ) / $total );
 		return sprintf(
-			'%3d%% %d/%d %s | sent %d, failed %d, skipped %d | %.0f records/s',
+			'%3d%% %d/%d %s | sent %d, unchanged %d, failed %d, skipped %d | %.0f records/s',
 			$percent,
 			$cursor['position'],
 			$cursor['total'],
 			null === $cursor['resource'] ? 'done' : $cursor['resource'] . ' after #' . $cursor['after'],
 			$cursor['sent'],
+			$cursor['unchanged'],
 			$cursor['failed'],
 			$cursor['skipped'],
 			$rate

@@ -19,14 +19,14 @@ if ( ! defined( 'ABSPATH' ) ) {
 class Waypost_Bridge_Client {
 
 	/** Waypost refuses larger batches. */
-	const BATCH_MAX = 500;
+	public const BATCH_MAX = 500;
 
 	/**
 	 * Encoded bytes at which a batch is cut. Waypost refuses a batch body over 12 MiB with 413 (BATCH_BODY_LIMIT in
 	 * src/host/routes.ts); 8 MB leaves a third of it for the envelope and the estimate's error, so a chunk rarely gets
 	 * that 413 (200 reviews in Cyrillic at the 20,000-character cap are ~24 MB escaped, 500 English ones 10 MB).
 	 */
-	const BATCH_BYTES = 8000000;
+	public const BATCH_BYTES = 8000000;
 
 	/**
 	 * One request to Waypost.

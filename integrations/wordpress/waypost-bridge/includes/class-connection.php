@@ -20,14 +20,14 @@ if ( ! defined( 'ABSPATH' ) ) {
  */
 class Waypost_Bridge_Connection {
 
-	const OPTION_URL   = 'waypost_bridge_url';
-	const OPTION_TOKEN = 'waypost_bridge_token';
+	public const OPTION_URL   = 'waypost_bridge_url';
+	public const OPTION_TOKEN = 'waypost_bridge_token';
 
 	/** The origin (scheme://host:port) of the URL the stored token was saved with. */
-	const OPTION_TOKEN_ORIGIN = 'waypost_bridge_token_origin';
+	public const OPTION_TOKEN_ORIGIN = 'waypost_bridge_token_origin';
 
 	/** Prefix of a stored token: format version and cipher, so a later change can still read old values. */
-	const TOKEN_PREFIX = 'wpb1:';
+	public const TOKEN_PREFIX = 'wpb1:';
 
 	/**
 	 * Waypost's base URL without a trailing slash ('' when not configured).

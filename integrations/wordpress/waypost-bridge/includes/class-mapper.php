@@ -19,7 +19,7 @@ if ( ! defined( 'ABSPATH' ) ) {
 class Waypost_Bridge_Mapper {
 
 	/** Post type → Waypost resource. Reviews are comments (see is_review_comment()). */
-	const POST_TYPES = array(
+	public const POST_TYPES = array(
 		'trip'         => 'trips',
 		'customer'     => 'customers',
 		'booking'      => 'bookings',
@@ -28,20 +28,20 @@ class Waypost_Bridge_Mapper {
 	);
 
 	/** The first version with the new calculation system (cart 4.0): older bookings are "legacy" to Waypost. */
-	const NEW_ENGINE_VERSION = '6.7.0';
+	public const NEW_ENGINE_VERSION = '6.7.0';
 
 	/** engine_version of a legacy booking when the site's first installed version is unknown or not older. */
-	const LEGACY_ENGINE_VERSION = '6.6.0';
+	public const LEGACY_ENGINE_VERSION = '6.6.0';
 
 	/** Payment statuses that count as paid (the product's success statuses; the waiting ones do not). */
-	const PAID_STATUSES = array( 'completed', 'captured', 'partially-paid', 'check-received', 'voucher-received' );
+	public const PAID_STATUSES = array( 'completed', 'captured', 'partially-paid', 'check-received', 'voucher-received' );
 
-	const BOOKING_STATUSES = array( 'pending', 'reserved', 'booked', 'completed', 'canceled', 'refunded', 'failed' );
+	public const BOOKING_STATUSES = array( 'pending', 'reserved', 'booked', 'completed', 'canceled', 'refunded', 'failed' );
 
-	const PAYMENT_STATUSES = array( 'pending', 'completed', 'captured', 'partially-paid', 'check-waiting', 'check-received', 'voucher-waiting', 'voucher-received', 'refunded', 'failed', 'canceled', 'abandoned' );
+	public const PAYMENT_STATUSES = array( 'pending', 'completed', 'captured', 'partially-paid', 'check-waiting', 'check-received', 'voucher-waiting', 'voucher-received', 'refunded', 'failed', 'canceled', 'abandoned' );
 
 	/** The product's (and its gateways') other spellings of a payment status. */
-	const PAYMENT_SPELLINGS = array(
+	public const PAYMENT_SPELLINGS = array(
 		'complete'         => 'completed',
 		'success'          => 'completed',
 		'settlement'       => 'completed',
@@ -56,7 +56,7 @@ class Waypost_Bridge_Mapper {
 	);
 
 	/** Post statuses that never reach Waypost (a trashed or never-saved record is deleted or skipped). */
-	const GONE_STATUSES = array( 'trash', 'auto-draft', 'inherit' );
+	public const GONE_STATUSES = array( 'trash', 'auto-draft', 'inherit' );
 
 	/**
 	 * Lower-cased e-mail → customer post id (0: none), filled by prime() or on first use.

@@ -10,6 +10,14 @@
  * row that Waypost refused for good (a 4xx such as 400 or 422) is parked: it stays visible on the settings page with
  * its error but is not retried until the record changes again or an administrator presses "Retry now".
  *
+ * Why a table of our own and not Action Scheduler (the job queue WooCommerce uses): its current versions need
+ * WordPress 5.2 to 6.5, above this plugin's 5.0 floor, and it is not in the package sources this project can reach,
+ * so it could be neither required nor bundled and kept updated. What the queue needs is small (one row per record,
+ * backoff, a parked state, revision checks against a newer state), and this class does exactly that with dbDelta and a
+ * schema version. Keep it so unless the floor rises to what Action Scheduler needs and it becomes reachable.
+ *
+ * Every SQL statement on the table is here; the forwarder and the sender only call these methods.
+ *
  * @package WaypostBridge
  */
 
@@ -23,35 +31,35 @@ if ( ! defined( 'ABSPATH' ) ) {
 class Waypost_Bridge_Queue {
 
 	/** Bump when the table definition changes; `plugins_loaded` runs dbDelta again when the stored one is older. */
-	const SCHEMA_VERSION = '1';
+	public const SCHEMA_VERSION = '1';
 
-	const SCHEMA_OPTION = 'waypost_bridge_queue_schema';
+	public const SCHEMA_OPTION = 'waypost_bridge_queue_schema';
 
 	/** The WP-Cron hook that retries due rows (a single event at the next due time). */
-	const CRON_HOOK = 'waypost_bridge_retry_queue';
+	public const CRON_HOOK = 'waypost_bridge_retry_queue';
 
 	/** A recurring safety net, in case a single event is ever lost. */
-	const CRON_HOOK_HOURLY = 'waypost_bridge_retry_queue_hourly';
+	public const CRON_HOOK_HOURLY = 'waypost_bridge_retry_queue_hourly';
 
 	/** Backoff: the first retry after 1 minute, doubling, at most 1 hour apart. */
-	const BACKOFF_MIN = 60;
-	const BACKOFF_MAX = 3600;
+	public const BACKOFF_MIN = 60;
+	public const BACKOFF_MAX = 3600;
 
 	/** One cron run sends at most this many rows and stops after this many seconds (the rest wait for the next run). */
-	const RUN_LIMIT  = 200;
-	const RUN_BUDGET = 20.0;
+	public const RUN_LIMIT  = 200;
+	public const RUN_BUDGET = 20.0;
 
 	/**
 	 * Hooks: schema upgrade for a copied-in plugin, the cron worker and its schedule.
 	 */
-	public static function register() {
+	public static function register(): void {
 		add_action( 'plugins_loaded', array( __CLASS__, 'maybe_install' ), 1 );
 		add_action( self::CRON_HOOK, array( __CLASS__, 'cron' ) );
 		add_action( self::CRON_HOOK_HOURLY, array( __CLASS__, 'cron' ) );
 	}
 
 	/** The table's full name. */
-	public static function table() {
+	public static function table(): string {
 		global $wpdb;
 		return $wpdb->prefix . 'waypost_queue';
 	}
@@ -59,7 +67,7 @@ class Waypost_Bridge_Queue {
 	/**
 	 * Creates or upgrades the table (activation, and `plugins_loaded` when the stored schema version is older).
 	 */
-	public static function install() {
+	public static function install(): void {
 		global $wpdb;
 		require_once ABSPATH . 'wp-admin/includes/upgrade.php';
 		$table   = self::table();
@@ -96,7 +104,7 @@ class Waypost_Bridge_Queue {
 	 * A plugin copied into wp-content/plugins (or updated by copying) is never "activated": create the table here.
 	 * The option is autoloaded, so this costs no query once the table exists.
 	 */
-	public static function maybe_install() {
+	public static function maybe_install(): void {
 		try {
 			if ( version_compare( (string) get_option( self::SCHEMA_OPTION, '0' ), self::SCHEMA_VERSION, '<' ) ) {
 				self::install();
@@ -163,14 +171,14 @@ class Waypost_Bridge_Queue {
 	}
 
 	/** Number of queued rows (waiting for a retry, or parked after a refusal). */
-	public static function count() {
+	public static function count(): int {
 		global $wpdb;
 		$table = self::table();
 		return (int) $wpdb->get_var( "SELECT COUNT(*) FROM {$table}" ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
 	}
 
 	/** Number of parked rows (refused by Waypost; retried only on "Retry now" or a newer state). */
-	public static function parked_count() {
+	public static function parked_count(): int {
 		global $wpdb;
 		$table = self::table();
 		return (int) $wpdb->get_var( "SELECT COUNT(*) FROM {$table} WHERE next_attempt_at IS NULL" ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
@@ -179,7 +187,7 @@ class Waypost_Bridge_Queue {
 	/**
 	 * The oldest queued change: array{resource, record_id, created_at (UTC 'Y-m-d H:i:s'), age (seconds)} or null.
 	 */
-	public static function oldest() {
+	public static function oldest(): ?array {
 		global $wpdb;
 		$table = self::table();
 		$row   = $wpdb->get_row( "SELECT resource, record_id, created_at FROM {$table} ORDER BY created_at ASC, id ASC LIMIT 1", ARRAY_A ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
@@ -194,7 +202,7 @@ class Waypost_Bridge_Queue {
 	/**
 	 * The most recent error among queued rows: array{error, resource, record_id, attempts, at, next_attempt_at} or null.
 	 */
-	public static function last_error() {
+	public static function last_error(): ?array {
 		global $wpdb;
 		$table = self::table();
 		$row   = $wpdb->get_row( "SELECT last_error AS error, resource, record_id, attempts, updated_at AS at, next_attempt_at FROM {$table} WHERE last_error IS NOT NULL AND last_error <> '' ORDER BY updated_at DESC, id DESC LIMIT 1", ARRAY_A ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
@@ -207,7 +215,7 @@ class Waypost_Bridge_Queue {
 	}
 
 	/** The next time a row is due (Unix time), or null when nothing waits for a retry. */
-	public static function next_due() {
+	public static function next_due(): ?int {
 		global $wpdb;
 		$table = self::table();
 		$next  = $wpdb->get_var( "SELECT MIN(next_attempt_at) FROM {$table} WHERE next_attempt_at IS NOT NULL" ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
@@ -219,7 +227,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @return array{sent:int, failed:int, skipped:int, remaining:int}
 	 */
-	public static function retry_now() {
+	public static function retry_now(): array {
 		global $wpdb;
 		$table = self::table();
 		$wpdb->query( $wpdb->prepare( "UPDATE {$table} SET next_attempt_at = %s", self::datetime( time() ) ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
@@ -230,7 +238,7 @@ class Waypost_Bridge_Queue {
 	}
 
 	/** WP-Cron entry point. */
-	public static function cron() {
+	public static function cron(): void {
 		try {
 			self::run();
 		} catch ( \Throwable $e ) {
@@ -247,7 +255,7 @@ class Waypost_Bridge_Queue {
 	 * @param float $budget Seconds to spend at most.
 	 * @return array{sent:int, failed:int, skipped:int, remaining:int}
 	 */
-	public static function run( $limit = self::RUN_LIMIT, $budget = self::RUN_BUDGET ) {
+	public static function run( $limit = self::RUN_LIMIT, $budget = self::RUN_BUDGET ): array {
 		global $wpdb;
 		$table  = self::table();
 		$result = array(
@@ -293,6 +301,49 @@ class Waypost_Bridge_Queue {
 	}
 
 	/**
+	 * One queued row as it is now (id, op, revision), or null when it is gone (sent meanwhile by a request).
+	 *
+	 * @param int $id Row id.
+	 * @return object|null
+	 */
+	public static function row( int $id ) {
+		global $wpdb;
+		$table = self::table();
+		return $wpdb->get_row( $wpdb->prepare( "SELECT id, op, revision FROM {$table} WHERE id = %d", $id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+	}
+
+	/**
+	 * The revision of a record's queued row, or null. A request reads it *before* it reads the record: if its send
+	 * succeeds, only that row (that revision) is dropped (forget()); a row that a later state added or replaced
+	 * meanwhile stays queued.
+	 *
+	 * @param string $resource Resource.
+	 * @param int    $id       Record id.
+	 */
+	public static function revision_of( $resource, $id ): ?int {
+		global $wpdb;
+		$table = self::table();
+		$rev   = $wpdb->get_var( $wpdb->prepare( "SELECT revision FROM {$table} WHERE resource = %s AND record_id = %d", $resource, (int) $id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		return null === $rev ? null : (int) $rev;
+	}
+
+	/**
+	 * Drops a record's queued row if it still has the given revision (see revision_of()).
+	 *
+	 * @param string   $resource Resource.
+	 * @param int      $id       Record id.
+	 * @param int|null $revision Revision read before the send (null: there was no row; nothing to do).
+	 */
+	public static function forget( $resource, $id, ?int $revision ): void {
+		global $wpdb;
+		if ( null === $revision ) {
+			return;
+		}
+		$table = self::table();
+		$wpdb->query( $wpdb->prepare( "DELETE FROM {$table} WHERE resource = %s AND record_id = %d AND revision = %d", $resource, (int) $id, $revision ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+	}
+
+	/**
 	 * After an attempt from the queue: drop the row if it still is the one that was sent (a newer state that arrived
 	 * meanwhile bumped its revision and stays queued), or record the failure.
 	 *
@@ -300,7 +351,7 @@ class Waypost_Bridge_Queue {
 	 * @param string      $result  'sent'|'nothing'|'failed'|'refused'.
 	 * @param string|null $error   The error.
 	 */
-	public static function settle( $row, $result, $error = null ) {
+	public static function settle( $row, $result, $error = null ): void {
 		global $wpdb;
 		$table = self::table();
 		if ( 'sent' === $result || 'nothing' === $result ) {
@@ -332,7 +383,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param int $attempts Failed attempts so far (1 or more).
 	 */
-	public static function backoff( $attempts ) {
+	public static function backoff( $attempts ): int {
 		$attempts = max( 1, (int) $attempts );
 		return (int) min( self::BACKOFF_MAX, self::BACKOFF_MIN * pow( 2, min( 12, $attempts - 1 ) ) );
 	}
@@ -342,7 +393,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param int $when Unix time.
 	 */
-	public static function schedule( $when ) {
+	public static function schedule( $when ): void {
 		$when = max( time(), (int) $when );
 		$next = wp_next_scheduled( self::CRON_HOOK );
 		if ( false === $next || $next > $when + 30 ) {
@@ -355,7 +406,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param int $time Unix time.
 	 */
-	private static function datetime( $time ) {
+	private static function datetime( $time ): string {
 		return gmdate( 'Y-m-d H:i:s', (int) $time );
 	}
 
@@ -364,7 +415,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param string $error Error text.
 	 */
-	private static function clip( $error ) {
+	private static function clip( $error ): string {
 		$error = (string) $error;
 		return strlen( $error ) > 1000 ? substr( $error, 0, 997 ) . '...' : $error;
 	}
@@ -374,7 +425,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param string $message Message.
 	 */
-	private static function log( $message ) {
+	private static function log( $message ): void {
 		error_log( 'Waypost bridge: ' . $message ); // phpcs:ignore WordPress.PHP.DevelopmentFunctions.error_log_error_log
 	}
 }
