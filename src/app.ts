@@ -12,6 +12,7 @@ import { apiRoutes } from './api/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { rootRedirect } from './admin/console.js';
 import { signInLinkIssueRoutes } from './admin/sign-in-links.js';
+import { installWordPressContact } from './admin/wordpress-contact.js';
 
 export async function buildApp(core: Core): Promise<FastifyInstance> {
   const app = Fastify({
@@ -27,6 +28,8 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
   });
   installProblemHandler(app);
   installHttpMetrics(app, core);
+  // The WordPress site's last contact, for the console's Connect WordPress page (after the answer, never per write).
+  installWordPressContact(app, core);
   await app.register(opsRoutes, { core, listener: 'api' });
   // The WordPress bridge asks for console sign-in links with the host token: admin's route, host's auth.
   await app.register(hostRoutes, { core, prefix: '/host/v1', more: [signInLinkIssueRoutes] });

@@ -11,6 +11,7 @@ import { webhookAdminRoutes } from '../webhooks/admin-routes.js';
 import { eventSampleRoutes } from './event-samples.js';
 import { keyAdminRoutes } from '../api/admin-routes.js';
 import { accountRoutes } from './account-routes.js';
+import { wordpressAdminRoutes } from './wordpress-routes.js';
 
 export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;
@@ -32,5 +33,6 @@ export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): P
     await api.register(sessionRoutes, { core });
     await api.register(settingsRoutes, { core });
     await api.register(accountRoutes, { core });
+    await api.register(wordpressAdminRoutes, { core });
   }, { prefix: '/api' });
 }
