@@ -96,7 +96,7 @@ describe.runIf(await hasChromium())('console forms in Chromium', () => {
     expect(prompts).toEqual(['You have unsaved changes. Leave this page and discard them?']);
     expect(page.url()).toMatch(/#\/webhooks\/new$/);
     expect((await page.getByLabel('Name').inputValue()).length).toBe(100);
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
     expect(prompts).toHaveLength(2);
     expect(page.url()).toMatch(/#\/webhooks\/new$/);
     answer = true;

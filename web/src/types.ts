@@ -61,6 +61,8 @@ export interface Settings {
   alert_email_source: 'setting' | 'config' | 'first_admin' | 'none';
   log_retention_days: number;
   smtp_configured: boolean;
+  /** Whether webhooks may target private addresses (local development); changed on the server only. */
+  private_targets: { allowed: boolean; source: 'environment' | 'setting' | 'off' };
 }
 
 export interface SessionInfo {

@@ -1,20 +1,9 @@
 // Moving focus to new content, so keyboard and screen-reader users land on it (and hear its name) instead of
 // staying on a control that is gone. Headings take focus with tabIndex={-1}.
-import { useCallback, useRef } from 'react';
 
 /** A ref callback: focuses the element once, when it appears. */
 export function focusOnMount(el: HTMLElement | null): void {
   el?.focus();
-}
-
-/** Like focusOnMount, and focusable again on demand (after a save re-renders the form under the cursor). */
-export function useFocusTarget<T extends HTMLElement>(): { ref: (el: T | null) => void; focus: () => void } {
-  const current = useRef<T | null>(null);
-  const ref = useCallback((el: T | null) => {
-    if (el && el !== current.current) el.focus();
-    current.current = el;
-  }, []);
-  return { ref, focus: () => current.current?.focus() };
 }
 
 const FIELD = 'input:not([type=hidden]):not(:disabled), select:not(:disabled), textarea:not(:disabled)';
@@ -40,4 +29,18 @@ export function focusOpener(opener: Element | null): void {
     ? opener
     : document.querySelector<HTMLElement>('main h2[tabindex="-1"], main h1[tabindex="-1"], main');
   target?.focus();
+}
+
+/**
+ * After a failed submit, wherever the problem was found (here or by the server): focus the first field marked
+ * invalid, else the form's own error message, and bring its label, input and message into view. Call it once the
+ * errors are rendered (flushSync). The user pressed a button at the form's end; the message may be far above it.
+ */
+export function focusFirstProblem(form: HTMLFormElement | null): void {
+  const field = form?.querySelector<HTMLElement>('.field-invalid');
+  const target = field?.querySelector<HTMLElement>(FIELD) ?? form?.querySelector<HTMLElement>('.form-error');
+  if (!target) return;
+  if (!field) target.tabIndex = -1;
+  target.focus({ preventScroll: true });
+  (field ?? target).scrollIntoView({ block: 'nearest' });
 }

@@ -1,8 +1,10 @@
 // Label, permissions grouped by resource and an optional rate limit: the fields of "Add key" and "Edit key".
 // Every invalid field is marked at once, with the server's limits (src/api/keys.ts) checked here first.
 import { useState, type FormEvent } from 'react';
+import { flushSync } from 'react-dom';
 import { ApiError } from '../api';
 import { Field } from '../components/Field';
+import { focusFirstProblem } from '../components/focus';
 import { confirmLeave, useUnsavedChanges } from '../components/leaveGuard';
 import { plural } from '../format';
 import { ACTIONS, ALL_PERMISSIONS, RESOURCES } from './permissions';
@@ -78,11 +80,15 @@ export function KeyForm({ initial, limits, submitLabel, busyLabel, onSubmit, onC
     ...v, permissions: on ? [...v.permissions, p] : v.permissions.filter((x) => x !== p),
   }));
 
-  const submit = async (e: FormEvent) => {
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
+    const form = e.currentTarget;
     const found = checkKey(values);
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    flushSync(() => setErrors(found));
+    if (Object.keys(found).length > 0) {
+      focusFirstProblem(form);
+      return;
+    }
     setBusy(true);
     guard.leaving();
     try {
@@ -90,7 +96,9 @@ export function KeyForm({ initial, limits, submitLabel, busyLabel, onSubmit, onC
     } catch (err) {
       guard.stay();
       const apiErr = err instanceof ApiError ? err : new ApiError(0, 'error', String(err), null);
-      setErrors({ [FIELDS.includes(apiErr.field ?? '') ? apiErr.field as keyof Errors : 'form']: apiErr.message });
+      const field = FIELDS.includes(apiErr.field ?? '') ? apiErr.field as keyof Errors : 'form';
+      flushSync(() => setErrors({ [field]: apiErr.message }));
+      focusFirstProblem(form);
     } finally {
       setBusy(false);
     }
@@ -136,7 +144,8 @@ export function KeyForm({ initial, limits, submitLabel, busyLabel, onSubmit, onC
                         <input type="checkbox" checked={permissions.includes(p)}
                           onChange={(e) => toggle(p, e.target.checked)}
                           aria-label={`${r.label}: ${a.label.toLowerCase()}`} />
-                        <span className="mono small muted">{p}</span>
+                        {/* May break after the dot, so the three columns fit a phone. */}
+                        <span className="mono small muted">{r.id}.<wbr />{a.id}</span>
                       </label>
                     </td>
                   );

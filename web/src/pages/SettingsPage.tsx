@@ -1,4 +1,5 @@
-// Settings > Alerts & retention: where failure e-mails go, and how long the delivery log is kept.
+// Settings > Alerts & retention: where failure e-mails go, and how long the delivery log is kept; and whether
+// webhooks may target private addresses, which only the server changes.
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, get, put } from '../api';
 import { Field } from '../components/Field';
@@ -14,6 +15,31 @@ const SOURCE: Record<Settings['alert_email_source'], string> = {
   first_admin: 'The default: the first admin’s address.',
   none: 'No address yet: alerts are only stored and shown in Logs.',
 };
+
+const ALLOW = 'npx waypost settings set --allow-private-targets true';
+const REFUSE = 'npx waypost settings set --allow-private-targets false';
+
+/** Shown, not changed here: the SSRF guard keeps people who manage webhooks off the server's own network. */
+function PrivateTargets({ state }: { state: Settings['private_targets'] }) {
+  return (
+    <section className="card settings-card" aria-labelledby="private-targets" data-testid="private-targets">
+      <h2 id="private-targets">Webhook targets</h2>
+      {state.allowed ? (
+        <div className="callout callout-amber small">
+          <strong>Private addresses are allowed</strong> (localhost, 127.0.0.1, your network), for local development
+          {state.source === 'environment'
+            ? <>: the server runs with <code>WAYPOST_ALLOW_PRIVATE_TARGETS=true</code>.</>
+            : <>. Refuse them again on the server: <code>{REFUSE}</code></>}
+        </div>
+      ) : (
+        <p className="muted small">
+          Webhooks must target public addresses: localhost, 127.0.0.1 and your network are refused. For local
+          development, allow them on the server: <code>{ALLOW}</code>
+        </p>
+      )}
+    </section>
+  );
+}
 
 export function SettingsPage() {
   const toast = useToast();
@@ -97,6 +123,7 @@ export function SettingsPage() {
           </div>
         </form>
       )}
+      {settings && <PrivateTargets state={settings.private_targets} />}
     </>
   );
 }

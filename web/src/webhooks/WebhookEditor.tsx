@@ -1,11 +1,10 @@
 // Add or edit one webhook: details and events, status (re-enable after a fix), signing secret, test, delete.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { del, get, patch, post } from '../api';
 import { Badge } from '../components/Badge';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Switch } from '../components/Switch';
 import { useToast } from '../components/Toasts';
-import { useFocusTarget } from '../components/focus';
 import { useView } from '../components/view';
 import { formatDate } from '../format';
 import { navigate } from '../router';
@@ -31,13 +30,13 @@ export function WebhookEditor({ id }: { id: string | null }) {
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [recovering, setRecovering] = useState(false);
   const [formKey, setFormKey] = useState(0);
-  const title = useFocusTarget<HTMLHeadingElement>();
+  const title = useRef<HTMLHeadingElement | null>(null);
   const { data: webhook, error, refresh } = usePolling(async () => (id ? get<Webhook>(`/webhooks/${id}`) : null), [id]);
   const toggle = useActiveToggle(refresh);
   const view = useView(!id ? 'Add webhook' : webhook ? `${webhook.name} · Webhooks` : 'Webhook');
-  // The title takes focus when it appears (a new form, a saved one), and marks the view as shown.
-  const focusTitle = title.ref;
-  const titleRef = useCallback((el: HTMLHeadingElement | null) => { focusTitle(el); view(el); }, [focusTitle, view]);
+  // The title takes focus when this view replaces another (useView; not on the first load, where focus stays at the
+  // top of the page) and after a save, which re-renders the form under the cursor.
+  const titleRef = useCallback((el: HTMLHeadingElement | null) => { title.current = el; view(el); }, [view]);
 
   useEffect(() => {
     get<EventTypeInfo[]>('/events').then(setEventTypes, () => setEventTypes([]));
@@ -73,7 +72,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
     toast(saved.warning ? `Saved. Note: ${saved.warning}` : 'Webhook saved');
     await refresh();
     setFormKey((k) => k + 1);
-    title.focus();
+    title.current?.focus();
   };
   const setActive = (active: boolean) => toggle.setActive(w, active);
   // The callout and its button go once the webhook is active again: focus moves to the switch, which says so.

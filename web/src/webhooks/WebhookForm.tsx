@@ -1,9 +1,11 @@
 // Name, URL, event checkboxes and the optional throttle (deliveries per second).
 // Every invalid field is marked at once, with the server's limits checked here
-// first; the server's own messages (e.g. a private address) are shown next to the field they name.
+// first; the server's own messages (e.g. a private address) are shown next to the field they name, and focused.
 import { useState, type FormEvent } from 'react';
+import { flushSync } from 'react-dom';
 import { ApiError } from '../api';
 import { Field } from '../components/Field';
+import { focusFirstProblem } from '../components/focus';
 import { confirmLeave, useUnsavedChanges } from '../components/leaveGuard';
 import type { EventTypeInfo } from '../types';
 import { EventSample } from './EventSample';
@@ -72,14 +74,13 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
   const toggleEvent = (type: string, on: boolean) =>
     setValues((v) => ({ ...v, events: on ? [...v.events, type] : v.events.filter((e) => e !== type) }));
 
-  const submit = async (e: FormEvent) => {
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
+    const form = e.currentTarget;
     const found = checkWebhook(values, limitText);
-    setErrors(found);
+    flushSync(() => setErrors(found));
     if (Object.keys(found).length > 0) {
-      // Take the user to the first field to fix; the others are marked too.
-      const first = FIELDS.find((f) => f in found);
-      (e.currentTarget as HTMLFormElement).querySelector<HTMLElement>(`[data-field="${first}"] input`)?.focus();
+      focusFirstProblem(form); // the first field to fix; the others are marked too
       return;
     }
     setBusy(true);
@@ -91,7 +92,9 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
       guard.stay();
       const apiErr = err instanceof ApiError ? err : new ApiError(0, 'error', String(err), null);
       const field = FIELDS.includes(apiErr.field ?? '') ? (apiErr.field as keyof Errors) : 'form';
-      setErrors({ [field]: apiErr.message });
+      // Shown and focused like the checks above: a refused URL is the first thing a newcomer meets.
+      flushSync(() => setErrors({ [field]: apiErr.message }));
+      focusFirstProblem(form);
     } finally {
       setBusy(false);
     }
