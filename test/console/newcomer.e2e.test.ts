@@ -147,7 +147,7 @@ describe.runIf(await hasChromium())('the console as a newcomer meets it', () => 
 
   it('keeps the drawer\'s Redeliver on screen at 390 px (and 1280)', async () => {
     await ensureWebhook();
-    deliveryId = (await sendTestEvent(wp.core, webhookId, 'booking.due.payment.completed')).delivery_id;
+    deliveryId = (await sendTestEvent(wp.core, webhookId!, 'booking.due.payment.completed')).delivery_id;
     for (const width of [390, 1280]) {
       const page = await open(width, `#/logs?delivery=${deliveryId}`);
       const button = page.getByRole('button', { name: 'Redeliver' });
