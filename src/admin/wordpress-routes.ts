@@ -22,9 +22,16 @@ export type HostTokenSource = 'environment' | 'stored' | 'none';
 export type WordPressStatus = { [K in keyof WordPressContact]: WordPressContact[K] | null } & {
   /** Whether the site has made an authenticated request yet. */
   connected: boolean;
+  /** The plugin's zip as this server can serve it; null when `npm run build` has not made it. */
+  plugin: { file: string; bytes: number } | null;
+  /** The URL the site's Waypost URL field takes (WAYPOST_BASE_URL). */
+  waypost_url: string;
   /** environment: WAYPOST_HOST_TOKEN decides, and the console cannot make one. */
   host_token_source: HostTokenSource;
 };
+
+/** The zip's size, or null when there is none. */
+const pluginFile = () => stat(wordpressPlugin.zipPath).then((s) => (s.isFile() ? s.size : null), () => null);
 
 async function hostTokenSource(core: Core): Promise<HostTokenSource> {
   if (core.config.hostToken) return 'environment';
@@ -43,6 +50,8 @@ export async function wordpressStatus(core: Core): Promise<WordPressStatus> {
     wordpress_version: contact?.wordpress_version ?? null,
     wp_travel_engine_version: contact?.wp_travel_engine_version ?? null,
     queue_length: contact?.queue_length ?? null,
+    plugin: await pluginFile().then((bytes) => (bytes === null ? null : { file: PLUGIN_FILE_NAME, bytes })),
+    waypost_url: core.config.baseUrl,
     host_token_source: await hostTokenSource(core),
   };
 }
@@ -52,7 +61,7 @@ export async function wordpressAdminRoutes(app: FastifyInstance, opts: { core: C
 
   app.get('/wordpress/plugin.zip', async (_req, reply) => {
     const path = wordpressPlugin.zipPath;
-    const size = await stat(path).then((s) => (s.isFile() ? s.size : null), () => null);
+    const size = await pluginFile();
     if (size === null) {
       throw new AppError(404, 'plugin_not_built', 'Not Found', 'The WordPress plugin has not been built on this '
         + 'server: run "npm run build" in the Waypost folder (it writes dist/waypost-bridge.zip), then try again.');

@@ -69,6 +69,7 @@ describe.each(DIALECTS)('Connect WordPress admin API (%s)', (dialect) => {
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ code: 'plugin_not_built' });
     expect(missing.json().detail).toContain('npm run build');
+    expect(await status()).toMatchObject({ plugin: null });
 
     const bytes = Buffer.from('PK\u0005\u0006' + '\0'.repeat(18), 'latin1');
     writeFileSync(wordpressPlugin.zipPath, bytes);
@@ -77,6 +78,7 @@ describe.each(DIALECTS)('Connect WordPress admin API (%s)', (dialect) => {
     expect(res.headers['content-type']).toBe('application/zip');
     expect(res.headers['content-disposition']).toBe('attachment; filename="waypost-bridge.zip"');
     expect(res.rawPayload.equals(bytes)).toBe(true);
+    expect(await status()).toMatchObject({ plugin: { file: 'waypost-bridge.zip', bytes: bytes.length } });
   });
 
   it('makes a new host token once: it works on the Host API, the old one stops, only its hash is kept', async () => {
@@ -118,9 +120,12 @@ describe.each(DIALECTS)('Connect WordPress admin API (%s)', (dialect) => {
     expect(await status()).toMatchObject({ connected: false });
 
     expect((await hostBatch({ ...HOST_AUTH, 'user-agent': BRIDGE_AGENT })).statusCode).toBe(200);
-    expect(await status()).toEqual({
+    const seen = await status();
+    delete seen.plugin; // whether dist/ has the zip: the test above
+    expect(seen).toEqual({
       connected: true, last_contact_at: '2026-03-01T10:00:00.000Z', site_url: null, plugin_version: '0.1.0',
       wordpress_version: '6.1.1', wp_travel_engine_version: null, queue_length: null, host_token_source: 'environment',
+      waypost_url: wp.config.baseUrl,
     });
 
     now += 5_000;

@@ -1,14 +1,16 @@
-// Settings > Webhooks & API: three tabs, each its own hash route.
+// Settings > Webhooks & API: four tabs, each its own hash route.
 import type { Route } from '../router';
 import { WebhooksTab } from '../webhooks/WebhooksTab';
 import { WebhookEditor } from '../webhooks/WebhookEditor';
 import { KeysTab } from '../keys/KeysTab';
 import { LogsTab } from '../logs/LogsTab';
+import { ConnectWordPress } from '../wordpress/ConnectWordPress';
 
 const TABS = [
   { id: 'webhooks', label: 'Webhooks' },
   { id: 'keys', label: 'API Keys' },
   { id: 'logs', label: 'Logs' },
+  { id: 'wordpress', label: 'Connect WordPress' },
 ] as const;
 
 export function WebhooksApiPage({ route }: { route: Route }) {
@@ -33,6 +35,7 @@ export function WebhooksApiPage({ route }: { route: Route }) {
         {tab === 'webhooks' && (sub ? <WebhookEditor id={sub === 'new' ? null : sub} /> : <WebhooksTab />)}
         {tab === 'keys' && <KeysTab />}
         {tab === 'logs' && <LogsTab params={route.params} />}
+        {tab === 'wordpress' && <ConnectWordPress />}
       </section>
     </>
   );
