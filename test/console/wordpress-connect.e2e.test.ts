@@ -12,6 +12,7 @@ import type { Waypost } from '../../src/sdk.js';
 import { issueSetupToken, setupLink } from '../../src/admin/setup.js';
 import { wordpressPlugin } from '../../src/admin/wordpress-routes.js';
 import { buildConsole, launchChromium } from './browser.js';
+import { axeViolations, describeViolations } from './axe.js';
 
 const SHOTS = join(tmpdir(), 'waypost-screenshots');
 const W = { timeout: 15_000, interval: 100 };
@@ -93,6 +94,7 @@ describe.runIf(await hasChromium())('Connect WordPress in the console, in Chromi
       expect(facts).toContain(shown);
     }
     await page.screenshot({ path: join(SHOTS, 'connect-wordpress-1280.png'), fullPage: true });
+    expect(describeViolations('connected, token shown', 1280, await axeViolations(page))).toBe('');
 
     // Another visit: replacing the token in use asks first, and the old one stops working.
     await page.reload();
@@ -123,5 +125,6 @@ describe.runIf(await hasChromium())('Connect WordPress in the console, in Chromi
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'connect-wordpress-390.png'), fullPage: true });
+    expect(describeViolations('not built, connected', 390, await axeViolations(page))).toBe('');
   }, 60_000);
 });
