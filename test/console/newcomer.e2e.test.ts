@@ -207,6 +207,26 @@ describe.runIf(await hasChromium())('the console as a newcomer meets it', () => 
     }
   });
 
+  it('keeps "Webhook created" off the new signing secret it shows, at 390 and 1280 px', async () => {
+    await setPrivateTargets(wp.core, true);
+    for (const width of [390, 1280]) {
+      const page = await open(width, '#/webhooks/new');
+      await page.getByLabel('Name').fill(`Created at ${width}`);
+      await page.getByLabel('Endpoint URL').fill(receiver.url);
+      await page.getByLabel(/Booking Created/).check();
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      await page.locator('.toast', { hasText: 'Webhook created' }).waitFor();
+      await page.getByRole('heading', { name: `Created at ${width}` }).waitFor();
+      const message = await box(page, '.toast');
+      for (const what of ['[data-testid="webhook-secret"]', '.editor-title', '.editor-header [role="switch"]']) {
+        const shown = await box(page, what);
+        const onScreen = shown.bottom > 0 && shown.top < shown.vh;
+        expect(onScreen && overlaps(message, shown), `${what} at ${width} px`).toBe(false);
+      }
+      await page.screenshot({ path: join(SHOTS, `created-${width}.png`) });
+    }
+  });
+
   it('says on the settings page whether private targets are allowed, and how to change it', async () => {
     const page = await open(1280, '#/settings');
     const section = page.getByTestId('private-targets');
