@@ -22,8 +22,8 @@ export type HostTokenSource = 'environment' | 'stored' | 'none';
 export type WordPressStatus = { [K in keyof WordPressContact]: WordPressContact[K] | null } & {
   /** Whether the site has made an authenticated request yet. */
   connected: boolean;
-  /** The plugin's zip as this server can serve it; null when `npm run build` has not made it. */
-  plugin: { file: string; bytes: number } | null;
+  /** The plugin's zip as this server can serve it (it carries Waypost's version); null when not built. */
+  plugin: { file: string; bytes: number; version: string } | null;
   /** The URL the site's Waypost URL field takes (WAYPOST_BASE_URL). */
   waypost_url: string;
   /** environment: WAYPOST_HOST_TOKEN decides, and the console cannot make one. */
@@ -50,7 +50,8 @@ export async function wordpressStatus(core: Core): Promise<WordPressStatus> {
     wordpress_version: contact?.wordpress_version ?? null,
     wp_travel_engine_version: contact?.wp_travel_engine_version ?? null,
     queue_length: contact?.queue_length ?? null,
-    plugin: await pluginFile().then((bytes) => (bytes === null ? null : { file: PLUGIN_FILE_NAME, bytes })),
+    plugin: await pluginFile().then((bytes) => (bytes === null ? null
+      : { file: PLUGIN_FILE_NAME, bytes, version: core.config.version })),
     waypost_url: core.config.baseUrl,
     host_token_source: await hostTokenSource(core),
   };

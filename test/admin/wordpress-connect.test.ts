@@ -87,7 +87,8 @@ describe.each(DIALECTS)('Connect WordPress admin API (%s)', (dialect) => {
     expect(res.headers['content-type']).toBe('application/zip');
     expect(res.headers['content-disposition']).toBe('attachment; filename="waypost-bridge.zip"');
     expect(res.rawPayload.equals(bytes)).toBe(true);
-    expect(await status()).toMatchObject({ plugin: { file: 'waypost-bridge.zip', bytes: bytes.length } });
+    expect(await status()).toMatchObject({ plugin: { file: 'waypost-bridge.zip', bytes: bytes.length,
+      version: wp.config.version } });
   });
 
   it('makes a new host token once: it works on the Host API, the old one stops, only its hash is kept', async () => {

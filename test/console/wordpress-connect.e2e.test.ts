@@ -57,10 +57,10 @@ describe.runIf(await hasChromium())('Connect WordPress in the console, in Chromi
     await wp?.close();
   });
 
-  const bridgeCall = (token: string) => fetch(`${base}/host/v1/batch`, {
+  const bridgeCall = (token: string, plugin = wp.config.version) => fetch(`${base}/host/v1/batch`, {
     method: 'POST', body: JSON.stringify({ operations: [] }),
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json',
-      'user-agent': 'WaypostBridge/0.1.0; WordPress/6.1.1; WPTravelEngine/6.8.0',
+      'user-agent': `WaypostBridge/${plugin}; WordPress/6.1.1; WPTravelEngine/6.8.0`,
       'x-waypost-site-url': 'https://shop.example.com', 'x-waypost-queue-length': '0' } });
   const statusBadge = () => page.getByTestId('wordpress-status');
 
@@ -90,9 +90,10 @@ describe.runIf(await hasChromium())('Connect WordPress in the console, in Chromi
     expect((await bridgeCall(token)).status).toBe(200);
     await expect.poll(() => statusBadge().textContent(), W).toBe('Connected');
     const facts = await page.getByTestId('wordpress-facts').textContent();
-    for (const shown of ['just now', 'https://shop.example.com', '0.1.0', '6.1.1', '6.8.0', 'empty']) {
+    for (const shown of ['just now', 'https://shop.example.com', wp.config.version, '6.1.1', '6.8.0', 'empty']) {
       expect(facts).toContain(shown);
     }
+    expect(await page.getByTestId('plugin-version').textContent()).toBe(wp.config.version);
     await page.screenshot({ path: join(SHOTS, 'connect-wordpress-1280.png'), fullPage: true });
     expect(describeViolations('connected, token shown', 1280, await axeViolations(page))).toBe('');
 
@@ -105,7 +106,10 @@ describe.runIf(await hasChromium())('Connect WordPress in the console, in Chromi
     const second = (await page.getByTestId('host-token').textContent())!;
     expect(second).not.toBe(token);
     expect((await bridgeCall(token)).status).toBe(401);
-    expect((await bridgeCall(second)).status).toBe(200);
+    // A site on another version of the plugin is told the download is this Waypost's.
+    expect((await bridgeCall(second, '0.0.9')).status).toBe(200);
+    await expect.poll(() => page.getByTestId('plugin-version').textContent(), W)
+      .toBe(`0.0.9 (the download above is ${wp.config.version}: upload it to update)`);
   }, 60_000);
 
   it('fits a 390 px phone, and says how to build the plugin when the zip is missing', async () => {

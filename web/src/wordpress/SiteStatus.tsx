@@ -32,7 +32,11 @@ export function SiteStatus({ status, error }: { status: WordPressStatus | null; 
           <div><dt>Site URL</dt><dd>{status.site_url
             ? <a href={status.site_url} target="_blank" rel="noreferrer">{status.site_url}</a>
             : reported(null)}</dd></div>
-          <div><dt>Waypost Bridge</dt><dd>{reported(status.plugin_version)}</dd></div>
+          <div><dt>Waypost Bridge</dt><dd data-testid="plugin-version">{reported(status.plugin_version)}
+            {status.plugin && status.plugin_version && status.plugin_version !== status.plugin.version && (
+              <span className="muted small"> (the download above is {status.plugin.version}: upload it to
+                update)</span>
+            )}</dd></div>
           <div><dt>WordPress</dt><dd>{reported(status.wordpress_version)}</dd></div>
           <div><dt>WP Travel Engine</dt><dd>{reported(status.wp_travel_engine_version)}</dd></div>
           <div><dt>Retry queue</dt><dd>{status.queue_length === null ? reported(null)

@@ -8,7 +8,7 @@ export interface WordPressStatus {
   wordpress_version: string | null;
   wp_travel_engine_version: string | null;
   queue_length: number | null;
-  plugin: { file: string; bytes: number } | null;
+  plugin: { file: string; bytes: number; version: string } | null;
   waypost_url: string;
   host_token_source: 'environment' | 'stored' | 'none';
 }
