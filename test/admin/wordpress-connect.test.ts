@@ -87,6 +87,10 @@ describe.each(DIALECTS)('Connect WordPress admin API (%s)', (dialect) => {
     expect(res.headers['content-type']).toBe('application/zip');
     expect(res.headers['content-disposition']).toBe('attachment; filename="waypost-bridge.zip"');
     expect(res.rawPayload.equals(bytes)).toBe(true);
+    const head = await app.inject({ method: 'HEAD', url: '/admin/api/wordpress/plugin.zip', headers: admin.headers });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-length']).toBe(String(bytes.length));
+    expect(head.rawPayload.length).toBe(0);
     expect(await status()).toMatchObject({ plugin: { file: 'waypost-bridge.zip', bytes: bytes.length,
       version: wp.config.version } });
   });
