@@ -29,7 +29,7 @@ describe.skipIf(!available)('Connect WordPress status from the real bridge', () 
     await waypost?.close();
   });
 
-  it('turns connected on the plugin\'s Test connection, with its and WordPress\'s versions', async () => {
+  it('turns connected on the plugin\'s Test connection, with the site, its versions and its queue', async () => {
     const admin = await signIn(app);
     const status = async () => (await app.inject({ method: 'GET', url: '/admin/api/wordpress/status',
       headers: admin.headers })).json() as Record<string, unknown>;
@@ -40,12 +40,14 @@ describe.skipIf(!available)('Connect WordPress status from the real bridge', () 
       Waypost_Bridge_Connection::set_token( 'test-host-token' );
       echo wp_json_encode( array(
         'test' => Waypost_Bridge_Client::test_connection(),
-        'plugin' => WAYPOST_BRIDGE_VERSION, 'wordpress' => get_bloginfo( 'version' ),
+        'plugin' => WAYPOST_BRIDGE_VERSION, 'wordpress' => get_bloginfo( 'version' ), 'site' => home_url(),
+        'wpte' => defined( 'WP_TRAVEL_ENGINE_VERSION' ) ? WP_TRAVEL_ENGINE_VERSION : null,
       ) );
-    `)) as { test: { ok: boolean }; plugin: string; wordpress: string };
+    `)) as { test: { ok: boolean }; plugin: string; wordpress: string; site: string; wpte: string | null };
     expect(out.test.ok).toBe(true);
     expect(await status()).toMatchObject({
-      connected: true, plugin_version: out.plugin, wordpress_version: out.wordpress,
+      connected: true, plugin_version: out.plugin, wordpress_version: out.wordpress, site_url: out.site,
+      wp_travel_engine_version: out.wpte, queue_length: 0,
     });
   });
 });

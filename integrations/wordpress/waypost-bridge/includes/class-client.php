@@ -50,8 +50,7 @@ class Waypost_Bridge_Client {
 			'headers'     => array(
 				'Authorization' => 'Bearer ' . $token,
 				'Accept'        => 'application/json',
-				'User-Agent'    => 'WaypostBridge/' . ( defined( 'WAYPOST_BRIDGE_VERSION' ) ? WAYPOST_BRIDGE_VERSION : '0' ) . '; WordPress/' . get_bloginfo( 'version' ),
-			),
+			) + Waypost_Bridge_Connection::identity_headers(),
 		);
 		if ( null !== $body ) {
 			$args['headers']['Content-Type'] = 'application/json';

@@ -229,4 +229,23 @@ class Waypost_Bridge_Connection {
 		$plain = openssl_decrypt( substr( $raw, 28 ), 'aes-256-gcm', self::key(), OPENSSL_RAW_DATA, substr( $raw, 0, 12 ), substr( $raw, 12, 16 ), 'waypost' );
 		return false === $plain ? null : $plain;
 	}
+
+	/**
+	 * Who is calling, for the console's Connect WordPress page: `WaypostBridge/<v>; WordPress/<v>` (and
+	 * `; WPTravelEngine/<v>` when the booking product is loaded), this site's address and how many changes wait in
+	 * the retry queue.
+	 */
+	public static function identity_headers(): array {
+		$agent = 'WaypostBridge/' . ( defined( 'WAYPOST_BRIDGE_VERSION' ) ? WAYPOST_BRIDGE_VERSION : '0' )
+			. '; WordPress/' . get_bloginfo( 'version' );
+		if ( defined( 'WP_TRAVEL_ENGINE_VERSION' ) ) {
+			$agent .= '; WPTravelEngine/' . WP_TRAVEL_ENGINE_VERSION;
+		}
+		$queued = class_exists( 'Waypost_Bridge_Queue' ) ? Waypost_Bridge_Queue::count() : 0;
+		return array(
+			'User-Agent'             => $agent,
+			'X-Waypost-Site-Url'     => home_url(),
+			'X-Waypost-Queue-Length' => (string) $queued,
+		);
+	}
 }
