@@ -119,7 +119,7 @@ describe.each(DIALECTS)('receiver signals on %s', (dialect) => {
       const cli = [join(process.cwd(), 'src/cli/main.ts'), 'deliveries', 'show', gone.id];
       const env = { ...process.env, DATABASE_URL: wp.config.databaseUrl, LOG_LEVEL: 'warn' };
       const shown = await promisify(execFile)(join(process.cwd(), 'node_modules/.bin/tsx'), cli, { env });
-      expect(shown.stdout).toContain('failed: HTTP 410 HTTP 410: expected 200 (webhook disabled: 410 Gone)');
+      expect(shown.stdout).toContain('failed: HTTP 410: expected 200 (webhook disabled: 410 Gone)');
 
       // Nothing else is sent: not the cancelled retry, not a new event.
       clock.advance(HOUR);
