@@ -3,6 +3,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Core } from './core.js';
 import { readRows } from './store/read.js';
+import { writeSetting } from './store/settings.js';
 
 /**
  * SHA-256 of the secret. The secret is 32 random bytes, so a fast hash is enough: a slow KDF only helps against
@@ -41,9 +42,7 @@ export async function createStoredToken(core: Core, setting: string, prefix: str
 /** Replaces the stored hash with a new token's: the old token stops working on the next request everywhere. */
 export async function rotateStoredToken(core: Core, setting: string, prefix: string): Promise<string> {
   const token = newToken(prefix);
-  const value = hashSecret(token);
-  await core.db.insertInto('settings').values({ name: setting, value })
-    .onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute();
+  await writeSetting(core.db, setting, hashSecret(token));
   return token;
 }
 

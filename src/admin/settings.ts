@@ -3,6 +3,7 @@
 // Readers (the alert sender, the retention pruner) use the effective values from here.
 import type { Core } from '../core.js';
 import { badRequest } from '../errors.js';
+import { readSetting, writeSetting } from '../store/settings.js';
 import { firstAdminEmail, isEmailAddress } from './accounts.js';
 import { readPrivateTargets, type PrivateTargets } from '../webhooks/private-targets.js';
 
@@ -20,15 +21,10 @@ export interface AdminSettings {
   private_targets: PrivateTargets;
 }
 
-async function readSetting(core: Core, name: string): Promise<string | null> {
-  const row = await core.db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst();
-  return row?.value ?? null;
-}
-
 export async function getAdminSettings(core: Core): Promise<AdminSettings> {
-  const stored = await readSetting(core, ALERT_EMAIL_SETTING);
+  const stored = await readSetting(core.db, ALERT_EMAIL_SETTING);
   const first = stored || core.config.alertEmail ? null : await firstAdminEmail(core.db);
-  const retention = Number(await readSetting(core, LOG_RETENTION_SETTING));
+  const retention = Number(await readSetting(core.db, LOG_RETENTION_SETTING));
   return {
     alert_email: stored || core.config.alertEmail || first,
     alert_email_source: stored ? 'setting' : core.config.alertEmail ? 'config' : first ? 'first_admin' : 'none',
@@ -63,10 +59,7 @@ export async function updateAdminSettings(
     writes.push({ name: LOG_RETENTION_SETTING, value: String(days) });
   }
   await core.db.transaction().execute(async (trx) => {
-    for (const { name, value } of writes) {
-      await trx.deleteFrom('settings').where('name', '=', name).execute();
-      if (value !== null) await trx.insertInto('settings').values({ name, value }).execute();
-    }
+    for (const { name, value } of writes) await writeSetting(trx, name, value);
   });
   return getAdminSettings(core);
 }

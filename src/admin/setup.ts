@@ -3,6 +3,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Core } from '../core.js';
 import { conflict, forbidden } from '../errors.js';
+import { writeSetting } from '../store/settings.js';
 import { countAdmins, createAdmin, type Admin } from './accounts.js';
 
 const SETTING = 'admin_setup_token';
@@ -19,8 +20,7 @@ export async function issueSetupToken(core: Core): Promise<string | null> {
   });
   // One upsert: two servers starting at once on a fresh database both issue a token (the later one wins) instead
   // of one failing on the primary key.
-  await core.db.insertInto('settings').values({ name: SETTING, value })
-    .onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute();
+  await writeSetting(core.db, SETTING, value);
   return token;
 }
 

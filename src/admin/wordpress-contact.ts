@@ -10,6 +10,7 @@
 // or WordPress version, another site), so that the console of another process sees it within a minute.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Core } from '../core.js';
+import { readSetting, writeSetting } from '../store/settings.js';
 import { parseSiteUrl } from './wordpress-link.js';
 
 export const CONTACT_SETTING = 'wordpress_contact';
@@ -105,11 +106,10 @@ const keyOf = (c: WordPressContact) =>
   JSON.stringify([c.site_url, c.plugin_version, c.wordpress_version, c.wp_travel_engine_version]);
 
 async function readStored(core: Core): Promise<WordPressContact | null> {
-  const row = await core.db.selectFrom('settings').select('value').where('name', '=', CONTACT_SETTING)
-    .executeTakeFirst();
-  if (!row) return null;
+  const value = await readSetting(core.db, CONTACT_SETTING);
+  if (value === null) return null;
   try {
-    return JSON.parse(row.value) as WordPressContact;
+    return JSON.parse(value) as WordPressContact;
   } catch {
     return null;
   }
@@ -119,9 +119,7 @@ async function readStored(core: Core): Promise<WordPressContact | null> {
 async function writeContact(core: Core, tracker: Tracker): Promise<void> {
   tracker.writing = true;
   try {
-    const value = JSON.stringify(merged(await readStored(core), tracker.latest!));
-    await core.db.insertInto('settings').values({ name: CONTACT_SETTING, value })
-      .onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute();
+    await writeSetting(core.db, CONTACT_SETTING, JSON.stringify(merged(await readStored(core), tracker.latest!)));
   } finally {
     tracker.writing = false;
   }

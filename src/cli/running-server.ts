@@ -1,6 +1,7 @@
 // Where the last server started on a database listens, recorded in that database's settings: `waypost demo` (and
 // anything else started without the server's PORT or HOST) finds a running server there instead of guessing 8080.
 import type { Core } from '../core.js';
+import { readSetting, writeSetting } from '../store/settings.js';
 
 const SERVER_URL_SETTING = 'server_url';
 
@@ -14,16 +15,10 @@ export function reachableUrl(listening: string): string {
 
 /** Called by `serve` once it listens. */
 export async function recordServerUrl(core: Core, listening: string): Promise<void> {
-  const value = reachableUrl(listening);
-  await core.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('settings').where('name', '=', SERVER_URL_SETTING).execute();
-    await trx.insertInto('settings').values({ name: SERVER_URL_SETTING, value }).execute();
-  });
+  await writeSetting(core.db, SERVER_URL_SETTING, reachableUrl(listening));
 }
 
 /** The URL the last server on this database listened at, if one ever did (it may have stopped since). */
 export async function recordedServerUrl(core: Core): Promise<string | null> {
-  const row = await core.db.selectFrom('settings').select('value')
-    .where('name', '=', SERVER_URL_SETTING).executeTakeFirst();
-  return row?.value ?? null;
+  return readSetting(core.db, SERVER_URL_SETTING);
 }

@@ -6,6 +6,7 @@
 // there to keep people who manage webhooks (a WordPress admin signed in through the bridge) off the server's network.
 import type { Core } from '../core.js';
 import type { Config } from '../config.js';
+import { readSetting, writeSetting } from '../store/settings.js';
 
 export const ALLOW_PRIVATE_TARGETS_SETTING = 'allow_private_targets';
 /** What the refusal tells a developer to run. */
@@ -31,9 +32,7 @@ interface Known {
 const known = new WeakMap<Config, Known>();
 
 async function storedSetting(core: Core): Promise<boolean> {
-  const row = await core.db.selectFrom('settings').select('value')
-    .where('name', '=', ALLOW_PRIVATE_TARGETS_SETTING).executeTakeFirst();
-  return row?.value === 'true';
+  return (await readSetting(core.db, ALLOW_PRIVATE_TARGETS_SETTING)) === 'true';
 }
 
 function refresh(entry: Known): Promise<boolean> {
@@ -64,12 +63,7 @@ export async function readPrivateTargets(core: Core): Promise<PrivateTargets> {
 
 /** Stores the setting; every process on the database follows within seconds. */
 export async function setPrivateTargets(core: Core, allowed: boolean): Promise<PrivateTargets> {
-  await core.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('settings').where('name', '=', ALLOW_PRIVATE_TARGETS_SETTING).execute();
-    if (allowed) {
-      await trx.insertInto('settings').values({ name: ALLOW_PRIVATE_TARGETS_SETTING, value: 'true' }).execute();
-    }
-  });
+  await writeSetting(core.db, ALLOW_PRIVATE_TARGETS_SETTING, allowed ? 'true' : null);
   return readPrivateTargets(core);
 }
 
