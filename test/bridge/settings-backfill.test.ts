@@ -17,6 +17,7 @@ import type { Waypost } from '../../src/sdk.js';
 import { readStored } from '../../src/records/rows.js';
 import { launchChromium } from '../console/browser.js';
 import { BRIDGE_DIR, hasWordPress, startWordPress, type WordPress } from './wordpress.js';
+import { localOnly, signInToWpAdmin } from './wp-admin.js';
 
 const SHOTS = path.join(tmpdir(), 'waypost-bridge-screenshots');
 const ADMIN = { login: 'cronless-owner', password: 'no cron here 42' };
@@ -63,9 +64,7 @@ describe.runIf(available)('WordPress bridge: Send existing records without WP-Cr
     `);
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    // Nothing leaves the machine (wp-admin's Gravatar images could hang the load event on a closed network).
-    await context.route((url) => url.hostname !== '127.0.0.1', (route) => route.abort());
+    context = await localOnly(await browser.newContext({ viewport: { width: 1280, height: 900 } }));
     context.setDefaultTimeout(20_000);
     page = await context.newPage();
   }, 180_000);
@@ -79,11 +78,7 @@ describe.runIf(available)('WordPress bridge: Send existing records without WP-Cr
   });
 
   it('connects, with every prerequisite met, and says what DISABLE_WP_CRON means for the retry queue', async () => {
-    await page.goto(`${site.url}/wp-login.php`);
-    await page.locator('#user_login').fill(ADMIN.login);
-    await page.locator('#user_pass').fill(ADMIN.password);
-    await page.locator('#wp-submit').click();
-    await page.waitForURL(/wp-admin/);
+    await signInToWpAdmin(page, site.url, ADMIN.login, ADMIN.password);
     await page.goto(settingsUrl());
     await page.getByLabel('Waypost URL').fill(address);
     await page.getByLabel('Host token').fill('test-host-token');

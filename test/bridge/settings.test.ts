@@ -18,15 +18,7 @@ import { allowRequestedWordPressUser } from './console-owner.js';
 import { buildConsole, launchChromium } from '../console/browser.js';
 import { CONSOLE_DIST } from '../../src/admin/console.js';
 import { BRIDGE_DIR, hasWordPress, rewritePhp, startWordPress, type WordPress } from './wordpress.js';
-
-/**
- * Refuses every request that leaves the machine. wp-admin's toolbar shows Gravatar images: on a closed network such
- * a request can hang, holding the page's load event past the timeout (CI, 2026-11-25: the login's waitForURL).
- */
-async function localOnly(context: BrowserContext): Promise<BrowserContext> {
-  await context.route((url) => url.hostname !== '127.0.0.1', (route) => route.abort());
-  return context;
-}
+import { localOnly, signInToWpAdmin } from './wp-admin.js';
 
 const SHOTS = path.join(tmpdir(), 'waypost-bridge-screenshots');
 const TOKEN = 'test-host-token';
@@ -81,11 +73,7 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
   });
 
   it('logs in to wp-admin and finds Settings > Webhooks & API', async () => {
-    await page.goto(`${site.url}/wp-login.php`);
-    await page.locator('#user_login').fill(ADMIN.login);
-    await page.locator('#user_pass').fill(ADMIN.password);
-    await page.locator('#wp-submit').click();
-    await page.waitForURL(/wp-admin/);
+    await signInToWpAdmin(page, site.url, ADMIN.login, ADMIN.password);
     await page.locator('#menu-settings').hover();
     await page.locator('#menu-settings a', { hasText: 'Webhooks & API' }).click();
     await page.getByRole('heading', { name: 'Webhooks & API', level: 1 }).waitFor();
@@ -283,11 +271,7 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
       'user_email' => 'ed@example.org', 'role' => 'editor' ) );`);
     const other = await localOnly(await browser.newContext());
     const p = await other.newPage();
-    await p.goto(`${site.url}/wp-login.php`);
-    await p.locator('#user_login').fill('ed');
-    await p.locator('#user_pass').fill('editor pass 123');
-    await p.locator('#wp-submit').click();
-    await p.waitForURL(/wp-admin/);
+    await signInToWpAdmin(p, site.url, 'ed', 'editor pass 123');
     const res = await p.goto(settingsUrl());
     expect(res?.status()).toBe(403);
     await other.close();
