@@ -3,9 +3,8 @@
 // The worker's two hot writes are one statement each, run as named prepared statements (parsed and planned once per
 // connection, on store.pg.engine(), whose sessions allow only index scans): a claim leases the rows and returns them
 // with their webhooks and events; a batch of successes inserts its attempt rows from one JSON array and updates its
-// deliveries. Before, a claim was a transaction of
-// four round trips plus two reads, a batch four round trips and a statement of 13 parameters per row compiled by
-// Kysely each time (docs/PERFORMANCE.md).
+// deliveries. Before, a claim was a transaction of four round trips plus two reads, a batch four round trips and a
+// statement of 13 parameters per row compiled by Kysely each time (docs/PERFORMANCE.md).
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Core } from '../../../core.js';
 import { slot, withValues } from '../../../store/prepared.js';
