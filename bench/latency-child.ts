@@ -4,6 +4,7 @@
 // this process only reports when each event committed. Only APIs that every measured commit has are used.
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
+import { enquiry } from './enquiry.js';
 
 const [tree, databaseUrl, receiverUrl, webhooksArg, rateArg] = process.argv.slice(2);
 const load = (path: string) => import(pathToFileURL(join(tree, path)).href);
@@ -11,11 +12,6 @@ const { createWaypost } = await load('src/sdk.ts');
 const { createLogger } = await load('src/log.ts');
 const { addWebhook } = await load('test/webhooks/engine/fixtures.ts');
 
-const enquiry = (i: number) => ({
-  full_name: `Guest ${i}`, email: `guest${i}@example.com`, country: 'PT',
-  message: 'We would like to join the Douro Valley trip in May with two children. Is there a family rate?',
-  trip: { id: 7, title: 'Douro Valley' },
-});
 const now = () => performance.timeOrigin + performance.now();
 const send = (m: object) => new Promise<void>((resolve) => process.send!(m, () => resolve()));
 

@@ -29,6 +29,7 @@ import { bareLoop, drain, type Receiver } from './scale-drain.js';
 import { apiRounds, copyForBefore } from './scale-http.js';
 import { needWrk } from './need-wrk.js';
 import { beforeTree, ROOT } from './before-tree.js';
+import { enquiry } from './enquiry.js';
 
 const EVENTS = process.env.BENCH_DRAIN === '0' ? 0 : Number(process.env.BENCH_EVENTS ?? 10_000);
 const WEBHOOKS = process.env.BENCH_DRAIN === '0' ? 0 : Number(process.env.BENCH_WEBHOOKS ?? 4);
@@ -61,10 +62,6 @@ async function startReceiver(): Promise<Receiver & { stop(): void }> {
     stop() { child.send({ type: 'stop' }); },
   };
 }
-
-const enquiry = (i: number) => ({ full_name: `Guest ${i}`, email: `guest${i}@example.com`, country: 'PT',
-  message: 'We would like to join the Douro Valley trip in May with two children. Is there a family rate?',
-  trip: { id: 7, title: 'Douro Valley' } });
 
 const booking = (id: number) => {
   const when = new Date(Date.UTC(2024, 0, 1) + id * 60_000).toISOString();

@@ -25,6 +25,7 @@ import { DeliveryWorker } from '../src/webhooks/index.js';
 import { freshDatabaseUrl, type TestDialect } from '../test/helpers/db.js';
 import { addWebhook } from '../test/webhooks/engine/fixtures.js';
 import { BASELINE_REF, latencyRounds } from './webhook-latency.js';
+import { enquiry } from './enquiry.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
@@ -33,12 +34,6 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const WEBHOOK_COUNTS = (process.env.BENCH_WEBHOOKS ?? '1,10').split(',').map(Number);
 const DRAIN = process.env.BENCH_DRAIN !== '0';
 const LATENCY = process.env.BENCH_LATENCY !== '0';
-
-const enquiry = (i: number) => ({
-  full_name: `Guest ${i}`, email: `guest${i}@example.com`, country: 'PT',
-  message: 'We would like to join the Douro Valley trip in May with two children. Is there a family rate?',
-  trip: { id: 7, title: 'Douro Valley' },
-});
 
 // ---------- the receiver process ----------
 
