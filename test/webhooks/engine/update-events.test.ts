@@ -72,6 +72,22 @@ describe.each(DIALECTS)('update events on %s', (dialect) => {
     expect(got[5][2]).toMatchObject({ status: 'booked' });
   });
 
+  it('hands previous_attributes to filters.webhookPayload, which sees and may keep it', async () => {
+    await wp.close();
+    const seen: unknown[] = [];
+    wp = await testWaypost({
+      dialect, env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' },
+      filters: { webhookPayload: (payload) => { seen.push(payload); return { ...payload, tenant: 'acme' }; } },
+    });
+    await addWebhook(wp.core, receiver.url, { events: ['booking.updated'] });
+    await wp.put('bookings', 101, booking());
+    await wp.put('bookings', 101, booking({ paid_amount: '1250.00' }));
+    const [update] = await received();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ type: 'booking.updated', previous_attributes: { paid_amount: '250.00' } });
+    expect(update).toMatchObject({ tenant: 'acme', previous_attributes: { paid_amount: '250.00' } });
+  });
+
   it('a booking.created has no previous_attributes', async () => {
     await addWebhook(wp.core, receiver.url, { events: ['booking.created'] });
     await wp.put('bookings', 101, booking());
