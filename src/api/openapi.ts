@@ -15,8 +15,7 @@ export const SECURITY: Array<Record<string, string[]>> = [
   { AccessToken: [], AccessSecret: [] }, { AccessTokenQuery: [], AccessSecretQuery: [] },
 ];
 
-/** What every non-GET method on an API path answers (DESIGN.md: the API is read-only). */
-export const READ_ONLY_METHODS = ['post', 'put', 'patch', 'delete', 'options'] as const;
+/** What every non-GET method on an API path answers, 405 with this Allow (DESIGN.md: the API is read-only). */
 export const ALLOW = 'GET, HEAD';
 
 /** Headers every authenticated answer carries (src/api/auth.ts), published once and referenced. */
@@ -37,45 +36,15 @@ const RATE_LIMIT_HEADERS = {
 const HEADERS = {
   ...RATE_LIMIT_HEADERS,
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
-  Allow: { description: 'The methods the path takes', schema: { type: 'string', const: ALLOW } },
 };
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
-/** `post` and `/bookings/{id}` → postBookingNotAllowed; `/bookings` → postBookingsNotAllowed (SDK method names). */
-const operationIdOf = (method: string, path: string) => {
-  const [name, id] = path.split('/').filter(Boolean);
-  const noun = name.charAt(0).toUpperCase() + (id ? name.slice(1, -1) : name.slice(1));
-  return `${method}${noun}NotAllowed`;
-};
-
-const notAllowed = (path: string, method: string) => ({
-  tags: ['read-only'],
-  summary: `${method.toUpperCase()} is not allowed`,
-  operationId: operationIdOf(method, path),
-  description: `The API is read-only: answered before the credentials or the body are read.`,
-  security: [],
-  responses: {
-    405: {
-      description: `Method Not Allowed (\`Allow: ${ALLOW}\`)`,
-      headers: { Allow: headerRef('Allow') },
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-    },
-  },
-});
-
-/** A GET operation's HEAD twin: Fastify answers HEAD on every GET route, with the same status and headers. */
-function headOf(get: Json): Json {
-  const responses = Object.fromEntries(Object.entries(get.responses as Json).map(([status, r]) => {
-    const { content: _content, ...rest } = r as Json;
-    return [status, rest];
-  }));
-  return { ...get, summary: `${get.summary} (headers only)`, operationId: `${get.operationId}Head`, responses };
-}
-
 /**
  * What @fastify/swagger cannot say from the route schemas: the rate-limit headers on every authenticated answer
- * and Retry-After on 429/503, HEAD on every path, the 405 of the other methods, and ids typed as the integers
- * they are (the routes validate them as digit strings, so `1e3` or ` 7` is refused rather than coerced).
+ * and Retry-After on 429/503, and ids typed as the integers they are (the routes validate them as digit strings, so
+ * `1e3` or ` 7` is refused rather than coerced). HEAD and the 405 of the other methods are said once, in the
+ * description, not as operations: declared per path they gave generated SDKs 45 functions like
+ * putBookingNotAllowed() and Postman collections 54 requests that fail.
  */
 export function completeDocument(doc: Json, root: string): Json {
   doc.components.headers = HEADERS;
@@ -103,8 +72,6 @@ export function completeDocument(doc: Json, root: string): Json {
       r.headers = { ...r.headers, ...Object.fromEntries(limits) };
       if (status === '429' || status === '503') r.headers['Retry-After'] = headerRef('Retry-After');
     }
-    item.head = headOf(get);
-    for (const method of READ_ONLY_METHODS) item[method] = notAllowed(path.slice(root.length), method);
   }
   return doc;
 }
@@ -122,7 +89,9 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
           + 'Link header (next uses an after cursor: as fast at any depth) and, when the total is known cheaply, '
           + 'X-Total-Count and X-Total-Pages. Every list costs O(perpage) at any table size: search lists are ordered '
           + 'by id, modified_after lists by updated_at, and page numbers reach 10,000 records deep. '
-          + 'Errors are application/problem+json (RFC 9457).',
+          + 'Errors are application/problem+json (RFC 9457). The API is read-only: every path answers GET, and HEAD '
+          + '(the same status and headers, no body); every other method answers 405 Method Not Allowed with '
+          + `\`Allow: ${ALLOW}\`, before the credentials or the body are read.`,
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: config.baseUrl }],
@@ -132,7 +101,6 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
         { name: 'customers', description: 'Customers, with the ids of their bookings' },
         { name: 'payments', description: 'Payments of bookings' },
         { name: 'keys', description: 'Check your credentials' },
-        { name: 'read-only', description: `Every other method on every path answers 405 with \`Allow: ${ALLOW}\`.` },
       ],
       components: {
         securitySchemes: {
