@@ -30,8 +30,23 @@ const HOST_TOKEN = 'prometheus-host-token';
 const METRICS_TOKEN = 'prometheus-scrape-token-0123456789';
 const LOAD_MS = 6_000;
 
+const UNIT_TESTS = 'test/ops/prometheus-rules.promtool.yml';
 const SUITE = 'the Prometheus suite';
-const services = (await hasPostgres()) && hasRedisServer(SUITE) && hasPrometheus(SUITE);
+const installed = hasPrometheus(SUITE);
+const services = installed && (await hasPostgres()) && hasRedisServer(SUITE);
+const alertNames = () => [...readFileSync(RULES, 'utf8').matchAll(/^\s+- alert: (\w+)$/gm)].map((m) => m[1]);
+
+describe.runIf(installed)('the alert rules, as written', () => {
+  it('pass `promtool check rules` and their unit tests: each alert fires after its `for`, where it should',
+    { timeout: 30_000 }, () => {
+      const check = promtool('check', 'rules', RULES);
+      expect(check.status, check.output).toBe(0);
+      const unit = promtool('test', 'rules', UNIT_TESTS);
+      expect(unit.status, unit.output).toBe(0);
+      const tested = new Set([...readFileSync(UNIT_TESTS, 'utf8').matchAll(/alertname="(\w+)"/g)].map((m) => m[1]));
+      expect(alertNames().filter((name) => !tested.has(name)), 'alerts without a unit test').toEqual([]);
+    });
+});
 
 describe.runIf(services)('the Grafana dashboard and the alert rules on a real Prometheus', () => {
   const children: Child[] = [];
@@ -93,10 +108,10 @@ describe.runIf(services)('the Grafana dashboard and the alert rules on a real Pr
     }
 
     mark('processes ready');
-    // The rules as written are checked; a copy with 1 s `for` is loaded, so alerts fire within the test.
-    const check = promtool('check', 'rules', RULES);
-    expect(check.status, check.output).toBe(0);
+    // A copy of the rules with 1 s `for` is loaded, so alerts fire within the test.
     withShortFor(RULES, '1s', join(dir, 'rules.yml'));
+    const check = promtool('check', 'rules', join(dir, 'rules.yml'));
+    expect(check.status, check.output).toBe(0);
     [apiTarget, workerTarget] = [apiMetrics, workerMetrics].map((p) => `127.0.0.1:${p}`);
     prometheus = await startPrometheus({
       targets: [apiTarget, workerTarget], token: METRICS_TOKEN, ruleFiles: [join(dir, 'rules.yml')],
@@ -149,8 +164,7 @@ describe.runIf(services)('the Grafana dashboard and the alert rules on a real Pr
   });
 
   it('evaluates every alert rule without error', { timeout: 30_000 }, async () => {
-    const names = [...readFileSync(RULES, 'utf8').matchAll(/^\s+- alert: (\w+)$/gm)]
-      .map((m) => m[1]);
+    const names = alertNames();
     expect(names).toEqual(expect.arrayContaining(['WaypostWorkerDown', 'WaypostDeliveriesWaiting',
       'WaypostDeliveryFailureRate', 'WaypostDatabaseDown', 'WaypostRedisDown']));
     await until('every rule to be evaluated', async () =>
