@@ -108,8 +108,9 @@ describe.runIf(services)('the Grafana dashboard and the alert rules on a real Pr
     }
 
     mark('processes ready');
-    // A copy of the rules with 1 s `for` is loaded, so alerts fire within the test.
-    withShortFor(RULES, '1s', join(dir, 'rules.yml'));
+    // A copy of the rules with 3 s `for` is loaded, so alerts fire within the test (and a scrape slowed past its 1 s
+    // timeout by a busy machine only makes one pending).
+    withShortFor(RULES, '3s', join(dir, 'rules.yml'));
     const check = promtool('check', 'rules', join(dir, 'rules.yml'));
     expect(check.status, check.output).toBe(0);
     [apiTarget, workerTarget] = [apiMetrics, workerMetrics].map((p) => `127.0.0.1:${p}`);
@@ -177,14 +178,16 @@ describe.runIf(services)('the Grafana dashboard and the alert rules on a real Pr
   const firing = async () => (await prometheus!.alerts()).filter((a) => a.state === 'firing');
   const named = (alerts: Alert[]) => [...new Set(alerts.map((a) => a.labels.alertname))].sort();
 
-  it('fires the failure-rate alert for a failing receiver, and nothing else while all is up', { timeout: 30_000 },
+  it('fires the failure-rate alert for a failing receiver, and no other while all is up', { timeout: 30_000 },
     async () => {
       await until('the failure-rate alert to fire', async () =>
         named(await firing()).includes('WaypostDeliveryFailureRate'), 15_000, () => '');
       const failed = await prometheus!.query(
         'sum by (webhook) (increase(waypost_deliveries_total{outcome!="succeeded"}[1m]))');
       expect(failed.map((s) => s.metric.webhook)).toEqual([failing.id]);
-      expect(named(await prometheus!.alerts())).toEqual(['WaypostDeliveryFailureRate']);
+      // The event loop's lag depends on how busy the machine running the test is, not on Waypost's state.
+      expect(named(await firing()).filter((name) => name !== 'WaypostEventLoopLag'))
+        .toEqual(['WaypostDeliveryFailureRate']);
     });
 
   it('fires worker-down, no-worker, Redis-down and deliveries-waiting when they happen', { timeout: 60_000 },
@@ -211,7 +214,7 @@ describe.runIf(services)('the Grafana dashboard and the alert rules on a real Pr
       const at = (name: string) => last.filter((a) => a.labels.alertname === name).map((a) => a.labels.instance);
       expect(at('WaypostWorkerDown')).toEqual([workerTarget]);
       expect(at('WaypostRedisDown')).toEqual([apiTarget]); // the worker's own gauge went stale with it
-      expect(named(await prometheus!.alerts())).not.toContain('WaypostApiDown');
-      expect(named(await prometheus!.alerts())).not.toContain('WaypostDatabaseDown');
+      expect(named(await firing())).not.toContain('WaypostApiDown');
+      expect(named(await firing())).not.toContain('WaypostDatabaseDown');
     });
 });
