@@ -150,7 +150,7 @@ describe.runIf(services)('the Grafana dashboard and the alert rules on a real Pr
 
   it('answers every panel\'s query of the dashboard with data', { timeout: 60_000 }, async () => {
     const queries = dashboardQueries(DASHBOARD);
-    expect(new Set(queries.map((q) => q.panel)).size).toBe(18);
+    expect(new Set(queries.map((q) => q.panel)).size).toBeGreaterThanOrEqual(18);
     // Over the load and a few seconds after, at Grafana's step: a series with at least one number (not NaN).
     const start = Math.floor(loadStart / 1000) - 2;
     const end = Math.ceil(loadEnd / 1000) + 3;
