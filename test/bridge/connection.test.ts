@@ -28,13 +28,13 @@ describe.skipIf(!available)('bridge connection', () => {
 
   it('stores a typed token encrypted, shows only its last 4 characters, and tests the connection', async () => {
     const out = JSON.parse(await site.php(`
-      $before = Waypost_Bridge_Client::test_connection();
+      $before = Waypost_Bridge_Connection_Check::run();
       Waypost_Bridge_Connection::set_url( ${JSON.stringify(address)} );
       Waypost_Bridge_Connection::set_token( 'wrong-token-1234' );
-      $wrong = Waypost_Bridge_Client::test_connection();
+      $wrong = Waypost_Bridge_Connection_Check::run();
       Waypost_Bridge_Connection::set_token( 'test-host-token' );
       echo wp_json_encode( array(
-        'before' => $before, 'wrong' => $wrong, 'right' => Waypost_Bridge_Client::test_connection(),
+        'before' => $before, 'wrong' => $wrong, 'right' => Waypost_Bridge_Connection_Check::run(),
         'stored' => get_option( Waypost_Bridge_Connection::OPTION_TOKEN ),
         'hint' => Waypost_Bridge_Connection::token_hint(),
         'token' => Waypost_Bridge_Connection::get_token(),
@@ -106,7 +106,7 @@ describe.skipIf(!available)('bridge connection', () => {
         );
       }
       $ops[] = array( 'op' => 'put', 'resource' => 'trips', 'id' => 2000, 'data' => array( 'title' => 7 ) );
-      $r = Waypost_Bridge_Client::batch( $ops );
+      $r = Waypost_Bridge_Batch_Client::send( $ops );
       echo wp_json_encode( array( 'error' => $r['error'], 'n' => count( $r['body']['results'] ),
         'last' => end( $r['body']['results'] ), 'first' => $r['body']['results'][0] ) );
     `));
@@ -141,7 +141,7 @@ describe.skipIf(!available)('bridge connection', () => {
         // Another address: the token saved for the old one is removed and has to be given again.
         Waypost_Bridge_Connection::set_url( ${JSON.stringify(url)} );
         Waypost_Bridge_Connection::set_token( 'test-host-token' );
-        $r = Waypost_Bridge_Client::batch( array(
+        $r = Waypost_Bridge_Batch_Client::send( array(
           array( 'op' => 'put', 'resource' => 'trips', 'id' => 3001, 'data' => array( 'title' => 'A' ) ),
           array( 'op' => 'put', 'resource' => 'trips', 'id' => 3002, 'data' => array( 'title' => 7 ) ),
           array( 'op' => 'delete', 'resource' => 'trips', 'id' => 3001 ),

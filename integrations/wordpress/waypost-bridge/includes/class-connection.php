@@ -55,7 +55,8 @@ class Waypost_Bridge_Connection {
 		}
 		$url    = esc_url_raw( $url, array( 'http', 'https' ) );
 		$stored = (string) get_option( self::OPTION_TOKEN, '' );
-		$bound  = '' !== $stored ? self::bound_origin() : ''; // Before the URL changes: an old token binds to the old URL.
+		// Before the URL changes: an old token binds to the old URL.
+		$bound  = '' !== $stored ? self::bound_origin() : '';
 		update_option( self::OPTION_URL, $url, false );
 		if ( '' !== $stored && ! self::url_from_constant() && $bound !== self::origin( $url ) ) {
 			self::set_token( '' );
@@ -157,7 +158,16 @@ class Waypost_Bridge_Connection {
 	 */
 	public static function token_problem() {
 		if ( self::token_from_constant() ) {
-			return self::url_from_constant() ? null : __( 'WAYPOST_HOST_TOKEN is defined in wp-config.php, but WAYPOST_URL is not, so the token is not used: define WAYPOST_URL beside it (the token is only sent to an address set in wp-config.php).', 'waypost-bridge' );
+			if ( self::url_from_constant() ) {
+				return null;
+			}
+			return __(
+				'WAYPOST_HOST_TOKEN is defined in wp-config.php, but WAYPOST_URL is not, so the token is not used.',
+				'waypost-bridge'
+			) . ' ' . __(
+				'Define WAYPOST_URL beside it (the token is only sent to an address set in wp-config.php).',
+				'waypost-bridge'
+			);
 		}
 		$stored = (string) get_option( self::OPTION_TOKEN, '' );
 		if ( '' === $stored ) {
@@ -165,10 +175,17 @@ class Waypost_Bridge_Connection {
 		}
 		if ( self::bound_origin() !== self::origin( self::get_url() ) ) {
 			/* translators: %s: origin such as https://waypost.example.com:443 */
-			return sprintf( __( 'The saved host token was given for %s, not for the current Waypost URL, so it is not sent there. Enter the token again.', 'waypost-bridge' ), self::bound_origin() );
+			$given = __(
+				'The saved host token was given for %s, not for the current Waypost URL, so it is not sent there.',
+				'waypost-bridge'
+			);
+			return sprintf( $given, self::bound_origin() ) . ' ' . __( 'Enter the token again.', 'waypost-bridge' );
 		}
 		if ( null === self::decrypt( $stored ) ) {
-			return __( 'The saved host token can no longer be read (the site\'s security keys changed?). Enter it again.', 'waypost-bridge' );
+			return __(
+				'The saved host token can no longer be read (the site\'s security keys changed?). Enter it again.',
+				'waypost-bridge'
+			);
 		}
 		return null;
 	}
@@ -202,7 +219,8 @@ class Waypost_Bridge_Connection {
 	 * @return string|null "wpb1:" + base64(iv . tag . ciphertext), or null without a cipher.
 	 */
 	private static function encrypt( $plain ) {
-		if ( ! function_exists( 'openssl_encrypt' ) || ! in_array( 'aes-256-gcm', openssl_get_cipher_methods(), true ) ) {
+		$gcm = function_exists( 'openssl_encrypt' ) && in_array( 'aes-256-gcm', openssl_get_cipher_methods(), true );
+		if ( ! $gcm ) {
 			return null;
 		}
 		$iv     = random_bytes( 12 );
@@ -211,7 +229,8 @@ class Waypost_Bridge_Connection {
 		if ( false === $cipher ) {
 			return null;
 		}
-		return self::TOKEN_PREFIX . base64_encode( $iv . $tag . $cipher ); // phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_encode
+		// phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_encode
+		return self::TOKEN_PREFIX . base64_encode( $iv . $tag . $cipher );
 	}
 
 	/**
@@ -222,11 +241,15 @@ class Waypost_Bridge_Connection {
 		if ( 0 !== strpos( $sealed, self::TOKEN_PREFIX ) || ! function_exists( 'openssl_decrypt' ) ) {
 			return null;
 		}
-		$raw = base64_decode( substr( $sealed, strlen( self::TOKEN_PREFIX ) ), true ); // phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_decode
+		// phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_decode
+		$raw = base64_decode( substr( $sealed, strlen( self::TOKEN_PREFIX ) ), true );
 		if ( false === $raw || strlen( $raw ) < 29 ) {
 			return null;
 		}
-		$plain = openssl_decrypt( substr( $raw, 28 ), 'aes-256-gcm', self::key(), OPENSSL_RAW_DATA, substr( $raw, 0, 12 ), substr( $raw, 12, 16 ), 'waypost' );
+		$iv     = substr( $raw, 0, 12 );
+		$tag    = substr( $raw, 12, 16 );
+		$cipher = substr( $raw, 28 );
+		$plain  = openssl_decrypt( $cipher, 'aes-256-gcm', self::key(), OPENSSL_RAW_DATA, $iv, $tag, 'waypost' );
 		return false === $plain ? null : $plain;
 	}
 
@@ -241,7 +264,7 @@ class Waypost_Bridge_Connection {
 		if ( defined( 'WP_TRAVEL_ENGINE_VERSION' ) ) {
 			$agent .= '; WPTravelEngine/' . WP_TRAVEL_ENGINE_VERSION;
 		}
-		$queued = class_exists( 'Waypost_Bridge_Queue' ) ? Waypost_Bridge_Queue::count() : 0;
+		$queued = class_exists( 'Waypost_Bridge_Queue_Stats' ) ? Waypost_Bridge_Queue_Stats::count() : 0;
 		return array(
 			'User-Agent'             => $agent,
 			'X-Waypost-Site-Url'     => home_url(),
