@@ -30,6 +30,7 @@ require_once $waypost_bridge_includes . '/class-payment-mapper.php';
 require_once $waypost_bridge_includes . '/class-trip-mapper.php';
 require_once $waypost_bridge_includes . '/class-sender.php';
 require_once $waypost_bridge_includes . '/class-queue.php';
+require_once $waypost_bridge_includes . '/class-client.php';
 
 /**
  * Calls a private static method (the rules are private to their class; these tests pin them down).

@@ -34,7 +34,7 @@ class Waypost_Bridge_Backfill_Batch {
 	 *               batch's (sent: Waypost stored a change; unchanged: it already had the record as it is); the
 	 *               cursor carries the running totals and position (records examined so far, out of total).
 	 */
-	public static function run( $cursor, $size = self::DEFAULT_SIZE ) {
+	public static function run( ?array $cursor, int $size = self::DEFAULT_SIZE ): array {
 		$size   = max( 1, min( Waypost_Bridge_Batch_Client::BATCH_MAX, (int) $size ) );
 		$cursor = Waypost_Bridge_Backfill_Cursor::normalize( $cursor );
 		$result = array(
@@ -151,7 +151,7 @@ class Waypost_Bridge_Backfill_Batch {
 	 * @param string $error    What went wrong.
 	 * @return array
 	 */
-	private static function error_entry( $resource, $id, $error ) {
+	private static function error_entry( string $resource, int $id, string $error ): array {
 		return array(
 			'resource' => $resource,
 			'id'       => (int) $id,
@@ -161,7 +161,7 @@ class Waypost_Bridge_Backfill_Batch {
 	}
 
 	/** Frees what this batch loaded (a run over 100,000 records must not keep them all in memory). */
-	private static function after_batch() {
+	private static function after_batch(): void {
 		Waypost_Bridge_Mapper::reset_cache();
 		if ( function_exists( 'wp_cache_flush_runtime' ) ) {
 			wp_cache_flush_runtime();

@@ -78,7 +78,7 @@ class Waypost_Bridge_Backfill_Cursor {
 	 * @param string $resource Resource other than reviews.
 	 * @return string Its post type.
 	 */
-	private static function post_type( $resource ) {
+	private static function post_type( string $resource ): string {
 		return (string) array_search( $resource, Waypost_Bridge_Mapper::POST_TYPES, true );
 	}
 
@@ -86,7 +86,7 @@ class Waypost_Bridge_Backfill_Cursor {
 	 * @param array|null $cursor As given by a caller (or null).
 	 * @return array A complete cursor.
 	 */
-	public static function normalize( $cursor ) {
+	public static function normalize( $cursor ): array {
 		if ( ! is_array( $cursor ) ) {
 			return array(
 				'resource' => self::ORDER[0],
@@ -121,7 +121,7 @@ class Waypost_Bridge_Backfill_Cursor {
 	 * @param array $cursor Cursor at the end of its resource.
 	 * @return array The cursor at the start of the next resource (resource null when all are done).
 	 */
-	public static function next_resource( array $cursor ) {
+	public static function next_resource( array $cursor ): array {
 		$index              = array_search( $cursor['resource'], self::ORDER, true );
 		$cursor['resource'] = array_key_exists( $index + 1, self::ORDER ) ? self::ORDER[ $index + 1 ] : null;
 		$cursor['after']    = 0;

@@ -24,7 +24,7 @@ class Waypost_Bridge_Backfill_State {
 	 *
 	 * @return array|null
 	 */
-	public static function saved_cursor() {
+	public static function saved_cursor(): ?array {
 		$state = self::get();
 		return is_array( $state['cursor'] ) && null !== $state['cursor']['resource'] ? $state['cursor'] : null;
 	}
@@ -36,7 +36,7 @@ class Waypost_Bridge_Backfill_State {
 	 *               'skipped', 'started_at', 'finished_at', 'next_run', 'last_error',
 	 *               'errors' => [[resource, id, error], …]]
 	 */
-	public static function status() {
+	public static function status(): array {
 		$state  = self::get();
 		$cursor = is_array( $state['cursor'] ) ? $state['cursor'] : null;
 		$total  = null !== $cursor ? $cursor['total'] : 0;
@@ -63,7 +63,7 @@ class Waypost_Bridge_Backfill_State {
 	}
 
 	/** @return array The saved state, with defaults. */
-	public static function get() {
+	public static function get(): array {
 		$state = get_option( self::OPTION, array() );
 		$state = is_array( $state ) ? $state : array();
 		return array_merge(
@@ -86,7 +86,7 @@ class Waypost_Bridge_Backfill_State {
 	 *
 	 * @param array $changes Keys to set.
 	 */
-	public static function save( array $changes ) {
+	public static function save( array $changes ): void {
 		$state = array_merge( self::get(), $changes );
 		if ( isset( $state['cursor'] ) && is_array( $state['cursor'] ) ) {
 			$state['cursor'] = Waypost_Bridge_Backfill_Cursor::normalize( $state['cursor'] );

@@ -37,7 +37,7 @@ class Waypost_Bridge_Backfill {
 	public const MAX_FAILURES = 8;
 
 	/** Hooks the background continuation. */
-	public static function register() {
+	public static function register(): void {
 		add_action( self::HOOK, array( __CLASS__, 'continue_in_background' ), 10, 2 );
 	}
 
@@ -49,7 +49,7 @@ class Waypost_Bridge_Backfill {
 	 * @param bool $resume Continue an unfinished run from its saved cursor.
 	 * @return array status()
 	 */
-	public static function start( $resume = true ) {
+	public static function start( bool $resume = true ): array {
 		$state = Waypost_Bridge_Backfill_State::get();
 		if ( $state['running'] ) {
 			return Waypost_Bridge_Backfill_State::status();
@@ -80,7 +80,7 @@ class Waypost_Bridge_Backfill {
 	 *
 	 * @return array status()
 	 */
-	public static function cancel() {
+	public static function cancel(): array {
 		Waypost_Bridge_Backfill_State::save( array( 'running' => false ) );
 		if ( function_exists( 'wp_unschedule_hook' ) ) {
 			wp_unschedule_hook( self::HOOK );
@@ -98,7 +98,7 @@ class Waypost_Bridge_Backfill {
 	 * @param string $run_id   The run this event belongs to (events of a cancelled or older run do nothing).
 	 * @param int    $failures Whole-batch failures in a row so far (also keeps each event's arguments distinct).
 	 */
-	public static function continue_in_background( $run_id = '', $failures = 0 ) {
+	public static function continue_in_background( string $run_id = '', int $failures = 0 ): void {
 		$state = Waypost_Bridge_Backfill_State::get();
 		if ( ! $state['running'] || $state['run_id'] !== $run_id ) {
 			return;
@@ -212,7 +212,7 @@ class Waypost_Bridge_Backfill {
 	 * @param int    $failures Failures in a row.
 	 * @param int    $delay    Seconds from now.
 	 */
-	private static function schedule( $run_id, $failures, $delay ) {
+	private static function schedule( string $run_id, int $failures, int $delay ): void {
 		$args = array( $run_id, (int) $failures );
 		if ( ! wp_next_scheduled( self::HOOK, $args ) ) {
 			wp_schedule_single_event( time() + $delay, self::HOOK, $args );
@@ -225,7 +225,7 @@ class Waypost_Bridge_Backfill {
 	 *
 	 * @return bool
 	 */
-	public static function wp_cron_disabled() {
+	public static function wp_cron_disabled(): bool {
 		return defined( 'DISABLE_WP_CRON' ) && DISABLE_WP_CRON;
 	}
 }

@@ -35,7 +35,7 @@ class Waypost_Bridge_Booking_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param WP_Post $post Booking.
 	 * @return array|null
 	 */
-	public static function map( WP_Post $post ) {
+	public static function map( WP_Post $post ): ?array {
 		$cart = get_post_meta( $post->ID, 'cart_info', true );
 		if ( ! is_array( $cart ) || ! $cart ) {
 			return null; // Half-written: checkout publishes the post first and writes cart_info later.
@@ -76,7 +76,7 @@ class Waypost_Bridge_Booking_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param array $cart cart_info.
 	 * @return string
 	 */
-	public static function cart_version( array $cart ) {
+	public static function cart_version( array $cart ): string {
 		$version = isset( $cart['version'] ) ? self::version( $cart['version'] ) : null;
 		return null === $version ? '3.0' : $version;
 	}
@@ -90,7 +90,7 @@ class Waypost_Bridge_Booking_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param string $cart_version Cart version.
 	 * @return string
 	 */
-	public static function engine_version( $cart_version ) {
+	public static function engine_version( string $cart_version ): string {
 		if ( version_compare( $cart_version, '4.0', '>=' ) ) {
 			$installed = self::version( get_option( 'wptravelengine_version', '' ) );
 			if ( null === $installed && defined( 'WP_TRAVEL_ENGINE_VERSION' ) ) {
@@ -108,7 +108,7 @@ class Waypost_Bridge_Booking_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param mixed $status wp_travel_engine_booking_status.
 	 * @return string One of BOOKING_STATUSES; an unknown or missing status ("N/A") is "pending".
 	 */
-	private static function booking_status( $status ) {
+	private static function booking_status( $status ): string {
 		$status = strtolower( trim( (string) $status ) );
 		if ( 'cancelled' === $status || 'cancel' === $status ) {
 			return 'canceled';
@@ -122,7 +122,7 @@ class Waypost_Bridge_Booking_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param int $booking_id Booking.
 	 * @return array[] Payment records.
 	 */
-	private static function booking_payments( $booking_id ) {
+	private static function booking_payments( int $booking_id ): array {
 		$out = array();
 		$ids = array_unique( array_map( 'intval', self::arr( get_post_meta( $booking_id, 'payments', true ) ) ) );
 		foreach ( $ids as $payment_id ) {
@@ -145,7 +145,7 @@ class Waypost_Bridge_Booking_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param array $cart       cart_info.
 	 * @return array[]
 	 */
-	private static function booking_trips( $booking_id, array $cart ) {
+	private static function booking_trips( int $booking_id, array $cart ): array {
 		$items = array();
 		foreach ( array_values( self::arr( isset( $cart['items'] ) ? $cart['items'] : null ) ) as $index => $item ) {
 			if ( is_array( $item ) ) {
@@ -208,7 +208,7 @@ class Waypost_Bridge_Booking_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param mixed $groups A cart item's line_items: {group: [{label, quantity, price, total}, …]}.
 	 * @return array[]
 	 */
-	private static function line_items( $groups ) {
+	private static function line_items( $groups ): array {
 		$groups = self::arr( $groups );
 		if ( isset( $groups['pricing_category'] ) ) {
 			$groups = array( 'pricing_category' => $groups['pricing_category'] ) + $groups;

@@ -18,7 +18,7 @@ class Waypost_Bridge_Cli {
 	public const MAX_FAILURES = 5;
 
 	/** Registers the commands when WP-CLI is running. */
-	public static function register() {
+	public static function register(): void {
 		if ( ! defined( 'WP_CLI' ) || ! WP_CLI || ! class_exists( 'WP_CLI' ) ) {
 			return;
 		}
@@ -52,7 +52,7 @@ class Waypost_Bridge_Cli {
 	 * @param array $args       Positional arguments.
 	 * @param array $assoc_args Options.
 	 */
-	public static function backfill( $args, $assoc_args ) {
+	public static function backfill( $args, $assoc_args ): int {
 		$out = self::output();
 		if ( ! Waypost_Bridge_Connection::is_configured() ) {
 			$out['error'](
@@ -136,7 +136,7 @@ class Waypost_Bridge_Cli {
 	 * @param array $args       Positional arguments.
 	 * @param array $assoc_args Options.
 	 */
-	public static function status( $args = array(), $assoc_args = array() ) {
+	public static function status( $args = array(), $assoc_args = array() ): void {
 		$out    = self::output();
 		$status = Waypost_Bridge_Backfill_State::status();
 		$url   = Waypost_Bridge_Connection::get_url();
@@ -180,7 +180,7 @@ class Waypost_Bridge_Cli {
 	 * @param array $args       Positional arguments.
 	 * @param array $assoc_args Options.
 	 */
-	public static function test_connection( $args = array(), $assoc_args = array() ) {
+	public static function test_connection( $args = array(), $assoc_args = array() ): int {
 		$out    = self::output();
 		$result = Waypost_Bridge_Connection_Check::run();
 		if ( $result['ok'] ) {
@@ -199,7 +199,7 @@ class Waypost_Bridge_Cli {
 	 * @param float $rate   Records examined per second in this run.
 	 * @return string
 	 */
-	private static function progress_line( array $cursor, array $result, $rate ) {
+	private static function progress_line( array $cursor, array $result, float $rate ): string {
 		$total   = max( 1, $cursor['total'] );
 		$percent = $result['done'] ? 100 : (int) floor( 100 * min( $cursor['position'], $total ) / $total );
 		return sprintf(
@@ -221,7 +221,7 @@ class Waypost_Bridge_Cli {
 	 *
 	 * @return callable[] log, warning, success, error
 	 */
-	private static function output() {
+	private static function output(): array {
 		if ( class_exists( 'WP_CLI' ) && method_exists( 'WP_CLI', 'log' ) ) {
 			return array(
 				'log'     => array( 'WP_CLI', 'log' ),

@@ -34,7 +34,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string
 	 */
-	public static function get_url() {
+	public static function get_url(): string {
 		$url = self::url_from_constant() ? (string) WAYPOST_URL : (string) get_option( self::OPTION_URL, '' );
 		return untrailingslashit( trim( $url ) );
 	}
@@ -71,7 +71,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string
 	 */
-	public static function get_token() {
+	public static function get_token(): string {
 		if ( self::token_from_constant() ) {
 			return self::url_from_constant() ? trim( (string) WAYPOST_HOST_TOKEN ) : '';
 		}
@@ -90,7 +90,7 @@ class Waypost_Bridge_Connection {
 	 * @param string $plain The host token.
 	 * @return bool false when no cipher is available (the token is then not stored).
 	 */
-	public static function set_token( $plain ) {
+	public static function set_token( $plain ): bool {
 		$plain = trim( (string) $plain );
 		if ( '' === $plain ) {
 			delete_option( self::OPTION_TOKEN );
@@ -112,7 +112,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string
 	 */
-	private static function bound_origin() {
+	private static function bound_origin(): string {
 		$origin = get_option( self::OPTION_TOKEN_ORIGIN, null );
 		if ( null === $origin && '' !== (string) get_option( self::OPTION_TOKEN, '' ) ) {
 			$origin = self::origin( self::get_url() );
@@ -127,7 +127,7 @@ class Waypost_Bridge_Connection {
 	 * @param string $url URL.
 	 * @return string
 	 */
-	public static function origin( $url ) {
+	public static function origin( $url ): string {
 		$parts = wp_parse_url( (string) $url );
 		if ( ! is_array( $parts ) || empty( $parts['scheme'] ) || empty( $parts['host'] ) ) {
 			return '';
@@ -142,7 +142,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string e.g. "••••••••3f9a"
 	 */
-	public static function token_hint() {
+	public static function token_hint(): string {
 		$token = self::get_token();
 		if ( '' === $token ) {
 			return '';
@@ -156,7 +156,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string|null
 	 */
-	public static function token_problem() {
+	public static function token_problem(): ?string {
 		if ( self::token_from_constant() ) {
 			if ( self::url_from_constant() ) {
 				return null;
@@ -191,17 +191,17 @@ class Waypost_Bridge_Connection {
 	}
 
 	/** @return bool */
-	public static function url_from_constant() {
+	public static function url_from_constant(): bool {
 		return defined( 'WAYPOST_URL' ) && '' !== trim( (string) WAYPOST_URL );
 	}
 
 	/** @return bool */
-	public static function token_from_constant() {
+	public static function token_from_constant(): bool {
 		return defined( 'WAYPOST_HOST_TOKEN' ) && '' !== trim( (string) WAYPOST_HOST_TOKEN );
 	}
 
 	/** @return bool true when both a URL and a usable token are set. */
-	public static function is_configured() {
+	public static function is_configured(): bool {
 		return '' !== self::get_url() && '' !== self::get_token();
 	}
 
@@ -210,7 +210,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string raw bytes
 	 */
-	private static function key() {
+	private static function key(): string {
 		return hash_hmac( 'sha256', 'waypost-bridge host token', wp_salt( 'auth' ), true );
 	}
 
@@ -218,7 +218,7 @@ class Waypost_Bridge_Connection {
 	 * @param string $plain Plain text.
 	 * @return string|null "wpb1:" + base64(iv . tag . ciphertext), or null without a cipher.
 	 */
-	private static function encrypt( $plain ) {
+	private static function encrypt( $plain ): ?string {
 		$gcm = function_exists( 'openssl_encrypt' ) && in_array( 'aes-256-gcm', openssl_get_cipher_methods(), true );
 		if ( ! $gcm ) {
 			return null;
@@ -237,7 +237,7 @@ class Waypost_Bridge_Connection {
 	 * @param string $sealed A value made by encrypt().
 	 * @return string|null The plain text, or null when it cannot be decrypted.
 	 */
-	private static function decrypt( $sealed ) {
+	private static function decrypt( $sealed ): ?string {
 		if ( 0 !== strpos( $sealed, self::TOKEN_PREFIX ) || ! function_exists( 'openssl_decrypt' ) ) {
 			return null;
 		}

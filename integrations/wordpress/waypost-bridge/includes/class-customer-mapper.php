@@ -35,7 +35,7 @@ class Waypost_Bridge_Customer_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param WP_Post $post Customer.
 	 * @return array|null
 	 */
-	public static function map( WP_Post $post ) {
+	public static function map( WP_Post $post ): ?array {
 		$setting   = self::arr( get_post_meta( $post->ID, 'wp_travel_engine_booking_setting', true ) );
 		$billing   = self::arr( $setting['place_order']['booking'] ?? null );
 		$travelers = array_values( self::arr( $setting['wptravelengine_traveller_details'] ?? null ) );
@@ -76,7 +76,7 @@ class Waypost_Bridge_Customer_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param int $booking_id Booking.
 	 * @return string|null
 	 */
-	public static function booking_email( $booking_id ) {
+	public static function booking_email( int $booking_id ): ?string {
 		$details = self::booking_details( $booking_id );
 		return null === $details['email'] ? null : strtolower( $details['email'] );
 	}
@@ -88,7 +88,7 @@ class Waypost_Bridge_Customer_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param int $booking_id Booking.
 	 * @return array{email:string|null,fname:mixed,lname:mixed,phone:mixed}
 	 */
-	private static function booking_details( $booking_id ) {
+	private static function booking_details( int $booking_id ): array {
 		$billing = self::arr( get_post_meta( $booking_id, 'wptravelengine_billing_details', true ) );
 		if ( ! $billing ) {
 			$billing = self::arr( get_post_meta( $booking_id, 'billing_info', true ) );
@@ -126,7 +126,7 @@ class Waypost_Bridge_Customer_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param int $booking_id Booking.
 	 * @return array|null
 	 */
-	public static function booking_customer( $booking_id ) {
+	public static function booking_customer( int $booking_id ): ?array {
 		$details = self::booking_details( $booking_id );
 		if ( null === $details['email'] ) {
 			return null;
@@ -149,7 +149,7 @@ class Waypost_Bridge_Customer_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param string $email E-mail.
 	 * @return int
 	 */
-	private static function customer_id( $email ) {
+	private static function customer_id( string $email ): int {
 		$key = strtolower( $email );
 		if ( ! array_key_exists( $key, self::$customer_ids ) ) {
 			self::prime_customer_ids( array( $key ) );
@@ -163,7 +163,7 @@ class Waypost_Bridge_Customer_Mapper extends Waypost_Bridge_Record_Values {
 	 *
 	 * @param string[] $emails Lower-cased e-mails.
 	 */
-	public static function prime_customer_ids( array $emails ) {
+	public static function prime_customer_ids( array $emails ): void {
 		global $wpdb;
 		$emails = array_values( array_diff( array_unique( $emails ), array_keys( self::$customer_ids ) ) );
 		foreach ( array_chunk( $emails, 500 ) as $chunk ) {

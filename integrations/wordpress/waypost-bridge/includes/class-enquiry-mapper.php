@@ -18,7 +18,7 @@ class Waypost_Bridge_Enquiry_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param WP_Post $post Enquiry.
 	 * @return array|null
 	 */
-	public static function map( WP_Post $post ) {
+	public static function map( WP_Post $post ): ?array {
 		$form    = self::arr( get_post_meta( $post->ID, 'wp_travel_engine_enquiry_formdata', true ) );
 		$setting = self::arr( get_post_meta( $post->ID, 'wp_travel_engine_setting', true ) );
 		$legacy  = self::arr( isset( $setting['enquiry'] ) ? $setting['enquiry'] : null );

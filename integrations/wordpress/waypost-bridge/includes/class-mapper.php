@@ -39,7 +39,7 @@ class Waypost_Bridge_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param WP_Post|int $post Post or id.
 	 * @return string|null trips|bookings|customers|payments|enquiries, or null for anything else.
 	 */
-	public static function resource_of_post( $post ) {
+	public static function resource_of_post( $post ): ?string {
 		$post = get_post( $post );
 		if ( ! $post instanceof WP_Post ) {
 			return null;
@@ -53,7 +53,7 @@ class Waypost_Bridge_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param WP_Comment|int $c Comment or id.
 	 * @return bool
 	 */
-	public static function is_review_comment( $c ) {
+	public static function is_review_comment( $c ): bool {
 		$comment = get_comment( $c );
 		if ( ! $comment instanceof WP_Comment ) {
 			return false;
@@ -82,7 +82,7 @@ class Waypost_Bridge_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param int    $id       Post id (comment id for reviews).
 	 * @return array|null
 	 */
-	public static function record( $resource, $id ) {
+	public static function record( string $resource, int $id ): ?array {
 		$id = (int) $id;
 		if ( $id <= 0 ) {
 			return null;
@@ -122,7 +122,7 @@ class Waypost_Bridge_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param string $resource Resource.
 	 * @param int[]  $ids      Ids.
 	 */
-	public static function prime( $resource, array $ids ) {
+	public static function prime( string $resource, array $ids ): void {
 		$ids = array_values( array_filter( array_map( 'intval', $ids ) ) );
 		if ( ! $ids ) {
 			return;
@@ -169,7 +169,7 @@ class Waypost_Bridge_Mapper extends Waypost_Bridge_Record_Values {
 	}
 
 	/** Forgets what prime() and earlier calls cached here (the backfill calls it between batches). */
-	public static function reset_cache() {
+	public static function reset_cache(): void {
 		Waypost_Bridge_Customer_Mapper::reset_cache();
 	}
 }

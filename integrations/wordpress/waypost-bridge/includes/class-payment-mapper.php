@@ -57,7 +57,7 @@ class Waypost_Bridge_Payment_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param WP_Post $post Payment.
 	 * @return array|null
 	 */
-	public static function map( WP_Post $post ) {
+	public static function map( WP_Post $post ): ?array {
 		$booking_id = (int) get_post_meta( $post->ID, 'booking_id', true );
 		$payable    = get_post_meta( $post->ID, 'payable', true );
 		if ( $booking_id <= 0 || ! is_array( $payable ) ) {
@@ -95,7 +95,7 @@ class Waypost_Bridge_Payment_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param int $booking_id Booking.
 	 * @return bool
 	 */
-	public static function booking_publishes_payments( $booking_id ) {
+	public static function booking_publishes_payments( int $booking_id ): bool {
 		$booking = get_post( $booking_id );
 		if ( ! $booking instanceof WP_Post || 'booking' !== $booking->post_type ) {
 			return true;
@@ -109,7 +109,7 @@ class Waypost_Bridge_Payment_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param mixed $status payment_status (absent on a payment that was never processed: "pending").
 	 * @return string One of PAYMENT_STATUSES; unknown ones are "pending".
 	 */
-	private static function payment_status( $status ) {
+	private static function payment_status( $status ): string {
 		$status = strtolower( trim( (string) $status ) );
 		if ( array_key_exists( $status, self::PAYMENT_SPELLINGS ) ) {
 			return self::PAYMENT_SPELLINGS[ $status ];

@@ -64,7 +64,7 @@ class Waypost_Bridge_Queue_Runner {
 	 * @param float $budget Seconds to spend at most.
 	 * @return array{sent:int, failed:int, skipped:int, remaining:int}
 	 */
-	public static function run( $limit = self::RUN_LIMIT, $budget = self::RUN_BUDGET ): array {
+	public static function run( int $limit = self::RUN_LIMIT, float $budget = self::RUN_BUDGET ): array {
 		$result = array(
 			'sent'      => 0,
 			'failed'    => 0,
@@ -109,7 +109,7 @@ class Waypost_Bridge_Queue_Runner {
 	 *
 	 * @param int $when Unix time.
 	 */
-	public static function schedule( $when ): void {
+	public static function schedule( int $when ): void {
 		$when = max( time(), (int) $when );
 		$next = wp_next_scheduled( self::CRON_HOOK );
 		if ( false === $next || $next > $when + 30 ) {

@@ -54,7 +54,7 @@ class Waypost_Bridge_Queue {
 	 * @param int|null    $due      Unix time for 'deferred'.
 	 * @return int|null|false When the row is due (Unix time); null when parked; false when it could not be written.
 	 */
-	public static function push( $resource, $id, $op = 'put', $error = null, $kind = 'failed', $due = null ) {
+	public static function push( string $resource, int $id, $op = 'put', $error = null, $kind = 'failed', $due = null ) {
 		global $wpdb;
 		$table    = self::table();
 		$id       = (int) $id;
@@ -110,7 +110,7 @@ class Waypost_Bridge_Queue {
 	 * @param int $id Row id.
 	 * @return object|null
 	 */
-	public static function row( int $id ) {
+	public static function row( int $id ): ?object {
 		global $wpdb;
 		$table = self::table();
 		// phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
@@ -125,7 +125,7 @@ class Waypost_Bridge_Queue {
 	 * @param string $resource Resource.
 	 * @param int    $id       Record id.
 	 */
-	public static function revision_of( $resource, $id ): ?int {
+	public static function revision_of( string $resource, int $id ): ?int {
 		global $wpdb;
 		$table = self::table();
 		$sql   = "SELECT revision FROM {$table} WHERE resource = %s AND record_id = %d";
@@ -141,7 +141,7 @@ class Waypost_Bridge_Queue {
 	 * @param int      $id       Record id.
 	 * @param int|null $revision Revision read before the send (null: there was no row; nothing to do).
 	 */
-	public static function forget( $resource, $id, ?int $revision ): void {
+	public static function forget( string $resource, int $id, ?int $revision ): void {
 		global $wpdb;
 		if ( null === $revision ) {
 			return;
@@ -160,7 +160,7 @@ class Waypost_Bridge_Queue {
 	 * @param string      $result  'sent'|'nothing'|'failed'|'refused'.
 	 * @param string|null $error   The error.
 	 */
-	public static function settle( $row, $result, $error = null ): void {
+	public static function settle( object $row, string $result, ?string $error = null ): void {
 		global $wpdb;
 		$table = self::table();
 		if ( 'sent' === $result || 'nothing' === $result ) {
@@ -237,7 +237,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param int $attempts Failed attempts so far (1 or more).
 	 */
-	public static function backoff( $attempts ): int {
+	public static function backoff( int $attempts ): int {
 		$attempts = max( 1, (int) $attempts );
 		return (int) min( self::BACKOFF_MAX, self::BACKOFF_MIN * pow( 2, min( 12, $attempts - 1 ) ) );
 	}
@@ -247,7 +247,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param int $time Unix time.
 	 */
-	private static function datetime( $time ): string {
+	private static function datetime( int $time ): string {
 		return gmdate( 'Y-m-d H:i:s', (int) $time );
 	}
 
@@ -256,7 +256,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param string $error Error text.
 	 */
-	private static function clip( $error ): string {
+	private static function clip( string $error ): string {
 		$error = (string) $error;
 		return strlen( $error ) > 1000 ? substr( $error, 0, 997 ) . '...' : $error;
 	}
@@ -266,7 +266,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param string $message Message.
 	 */
-	public static function log( $message ): void {
+	public static function log( string $message ): void {
 		// phpcs:ignore WordPress.PHP.DevelopmentFunctions.error_log_error_log
 		error_log( 'Waypost bridge: ' . $message );
 	}

@@ -22,7 +22,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param int $post_id Booking or payment.
 	 * @return bool
 	 */
-	protected static function superseded( $post_id ) {
+	protected static function superseded( int $post_id ): bool {
 		$copy_id = (int) get_post_meta( $post_id, '_migrated_to', true );
 		if ( $copy_id <= 0 || $copy_id === (int) $post_id ) {
 			return false;
@@ -36,7 +36,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 *
 	 * @param int[] $ids Post ids.
 	 */
-	protected static function prime_posts( array $ids ) {
+	protected static function prime_posts( array $ids ): void {
 		$ids = array_values( array_unique( array_filter( array_map( 'intval', $ids ) ) ) );
 		if ( ! $ids ) {
 			return;
@@ -54,7 +54,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param string|null $email     Billing e-mail.
 	 * @return array
 	 */
-	protected static function lead_traveller( array $travelers, $email ) {
+	protected static function lead_traveller( array $travelers, ?string $email ): array {
 		foreach ( $travelers as $traveler ) {
 			$address = is_array( $traveler ) && isset( $traveler['email'] ) ? (string) $traveler['email'] : null;
 			if ( null !== $email && null !== $address && strtolower( trim( $address ) ) === strtolower( $email ) ) {
@@ -65,7 +65,7 @@ abstract class Waypost_Bridge_Record_Values {
 	}
 
 	/** @return string The site currency (`wp_travel_engine_settings.currency_code`). */
-	protected static function site_currency() {
+	protected static function site_currency(): string {
 		$settings = self::arr( get_option( 'wp_travel_engine_settings', array() ) );
 		$code     = strtoupper( trim( (string) ( $settings['currency_code'] ?? '' ) ) );
 		return preg_match( '/^[A-Z]{3}$/', $code ) ? $code : 'USD';
@@ -75,7 +75,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param mixed $code A currency code.
 	 * @return string It, upper-cased, when it is one; else the site currency.
 	 */
-	protected static function currency( $code ) {
+	protected static function currency( $code ): string {
 		$code = is_scalar( $code ) ? strtoupper( trim( (string) $code ) ) : '';
 		return preg_match( '/^[A-Z]{3}$/', $code ) ? $code : self::site_currency();
 	}
@@ -87,7 +87,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param mixed $value Amount.
 	 * @return string|null
 	 */
-	public static function money( $value ) {
+	public static function money( $value ): ?string {
 		if ( is_string( $value ) ) {
 			$value = trim( $value );
 		}
@@ -102,7 +102,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param mixed $value Version string.
 	 * @return string|null "6.8.0" from "6.8.0" or "6.8.0-beta"; null when there is none.
 	 */
-	protected static function version( $value ) {
+	protected static function version( $value ): ?string {
 		if ( ! is_scalar( $value ) || ! preg_match( '/^\s*v?(\d+(?:\.\d+){0,2})/', (string) $value, $m ) ) {
 			return null;
 		}
@@ -113,7 +113,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param mixed $value A stored e-mail.
 	 * @return string|null It, trimmed, when valid.
 	 */
-	protected static function email( $value ) {
+	protected static function email( $value ): ?string {
 		if ( ! is_scalar( $value ) ) {
 			return null;
 		}
@@ -126,7 +126,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param int   $max   Characters.
 	 * @return string
 	 */
-	protected static function text( $value, $max ) {
+	protected static function text( $value, int $max ): string {
 		$value = is_scalar( $value ) ? trim( (string) $value ) : '';
 		return function_exists( 'mb_substr' ) ? mb_substr( $value, 0, $max, 'UTF-8' ) : substr( $value, 0, $max );
 	}
@@ -136,7 +136,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param int   $max   Characters.
 	 * @return string|null null for empty.
 	 */
-	protected static function text_or_null( $value, $max ) {
+	protected static function text_or_null( $value, int $max ): ?string {
 		$text = self::text( $value, $max );
 		return '' === $text ? null : $text;
 	}
@@ -145,7 +145,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param mixed $value A count.
 	 * @return int|null
 	 */
-	protected static function count_or_null( $value ) {
+	protected static function count_or_null( $value ): ?int {
 		return is_numeric( $value ) && (int) $value >= 0 ? (int) $value : null;
 	}
 
@@ -153,7 +153,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param mixed $value An age.
 	 * @return int|null
 	 */
-	protected static function age_or_null( $value ) {
+	protected static function age_or_null( $value ): ?int {
 		return is_numeric( $value ) && (int) $value >= 0 && (int) $value <= 150 ? (int) $value : null;
 	}
 
@@ -161,7 +161,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param mixed $value "2026-12-23", "2026-12-23T00:00", "2027-01-03 00:00:00".
 	 * @return string|null Y-m-d.
 	 */
-	protected static function date_or_null( $value ) {
+	protected static function date_or_null( $value ): ?string {
 		if ( ! is_scalar( $value ) || ! preg_match( '/^(\d{4})-(\d{2})-(\d{2})/', trim( (string) $value ), $m ) ) {
 			return null;
 		}
@@ -172,7 +172,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param WP_Post $post Post.
 	 * @return string ISO 8601 UTC of its publication.
 	 */
-	protected static function post_time( WP_Post $post ) {
+	protected static function post_time( WP_Post $post ): string {
 		return self::gmt_time( $post->post_date_gmt, $post->post_date );
 	}
 
@@ -181,7 +181,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param string $local The same in the site's time zone.
 	 * @return string ISO 8601 UTC.
 	 */
-	protected static function gmt_time( $gmt, $local ) {
+	protected static function gmt_time( $gmt, $local ): string {
 		if ( is_string( $gmt ) && '' !== $gmt && 0 !== strpos( $gmt, '0000-00-00' ) ) {
 			$time = strtotime( $gmt . ' UTC' );
 			if ( false !== $time ) {
@@ -196,7 +196,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param mixed $value A time in the site's time zone ("2026-11-23 17:17:59"), or a Unix time.
 	 * @return string|null ISO 8601 UTC.
 	 */
-	protected static function local_time( $value ) {
+	protected static function local_time( $value ): ?string {
 		if ( is_int( $value ) || ( is_string( $value ) && ctype_digit( $value ) && strlen( $value ) >= 9 ) ) {
 			return gmdate( 'Y-m-d\TH:i:s\Z', (int) $value );
 		}
@@ -212,7 +212,7 @@ abstract class Waypost_Bridge_Record_Values {
 	}
 
 	/** @return DateTimeZone The site's time zone (wp_timezone() exists only since WordPress 5.3). */
-	protected static function site_timezone() {
+	protected static function site_timezone(): DateTimeZone {
 		if ( function_exists( 'wp_timezone' ) ) {
 			return wp_timezone();
 		}
@@ -234,7 +234,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param mixed $value Anything.
 	 * @return array It when it is an array, else [].
 	 */
-	protected static function arr( $value ) {
+	protected static function arr( $value ): array {
 		return is_array( $value ) ? $value : array();
 	}
 
@@ -264,7 +264,7 @@ abstract class Waypost_Bridge_Record_Values {
 	 * @param string[] $keys    Meta keys.
 	 * @return mixed|null
 	 */
-	protected static function first_meta( $post_id, array $keys ) {
+	protected static function first_meta( int $post_id, array $keys ) {
 		foreach ( $keys as $key ) {
 			$value = get_post_meta( $post_id, $key, true );
 			if ( is_scalar( $value ) && '' !== trim( (string) $value ) ) {

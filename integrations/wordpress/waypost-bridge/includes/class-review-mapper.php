@@ -21,7 +21,7 @@ class Waypost_Bridge_Review_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param int $comment_id Comment.
 	 * @return array|null
 	 */
-	public static function map( $comment_id ) {
+	public static function map( int $comment_id ): ?array {
 		$comment = get_comment( $comment_id );
 		$review  = $comment instanceof WP_Comment && Waypost_Bridge_Mapper::is_review_comment( $comment );
 		if ( ! $review || '1' !== (string) $comment->comment_approved ) {

@@ -32,7 +32,7 @@ class Waypost_Bridge_Settings_Actions {
 	 *
 	 * @param string $key Key in ACTIONS.
 	 */
-	private static function authorize( $key ) {
+	private static function authorize( string $key ): void {
 		if ( ! current_user_can( Waypost_Bridge_Settings_Page::capability() ) ) {
 			wp_die( esc_html__(
 				'Sorry, you are not allowed to manage these settings.',
@@ -43,7 +43,7 @@ class Waypost_Bridge_Settings_Actions {
 	}
 
 	/** Save the URL and token. */
-	public static function handle_save_connection() {
+	public static function handle_save_connection(): void {
 		self::authorize( 'save_connection' );
 		$messages = array();
 		$type     = 'success';
@@ -96,7 +96,7 @@ class Waypost_Bridge_Settings_Actions {
 	}
 
 	/** Test the connection. */
-	public static function handle_test_connection() {
+	public static function handle_test_connection(): void {
 		self::authorize( 'test_connection' );
 		$result = Waypost_Bridge_Connection_Check::run();
 		if ( ! empty( $result['ok'] ) ) {
@@ -106,7 +106,7 @@ class Waypost_Bridge_Settings_Actions {
 	}
 
 	/** Retry the queue now. */
-	public static function handle_retry_now() {
+	public static function handle_retry_now(): void {
 		self::authorize( 'retry_now' );
 		$before = Waypost_Bridge_Queue_Stats::count();
 		$result = Waypost_Bridge_Queue_Runner::retry_now();
@@ -133,7 +133,7 @@ class Waypost_Bridge_Settings_Actions {
 	}
 
 	/** Start the backfill. */
-	public static function handle_backfill_start() {
+	public static function handle_backfill_start(): void {
 		self::authorize( 'backfill_start' );
 		try {
 			Waypost_Bridge_Backfill::start();
@@ -153,7 +153,7 @@ class Waypost_Bridge_Settings_Actions {
 	}
 
 	/** Cancel the backfill. */
-	public static function handle_backfill_cancel() {
+	public static function handle_backfill_cancel(): void {
 		self::authorize( 'backfill_cancel' );
 		Waypost_Bridge_Backfill::cancel();
 		self::back( 'info', __( 'Backfill cancelled. "Send existing records" resumes it.', 'waypost-bridge' ) );
@@ -163,7 +163,7 @@ class Waypost_Bridge_Settings_Actions {
 	 * Open Webhooks & API: asks Waypost for a single-use sign-in link for this administrator and sends the browser
 	 * there. Only a link on the configured Waypost's own host is followed.
 	 */
-	public static function handle_open_console() {
+	public static function handle_open_console(): void {
 		self::authorize( 'open_console' );
 		$user = wp_get_current_user();
 		$name = '' !== trim( (string) $user->display_name ) ? $user->display_name : $user->user_login;
@@ -250,7 +250,7 @@ class Waypost_Bridge_Settings_Actions {
 	 * @param string $type    success|warning|error|info.
 	 * @param string $message Message.
 	 */
-	private static function back( $type, $message ) {
+	private static function back( string $type, string $message ): void {
 		set_transient(
 			'waypost_bridge_notice_' . get_current_user_id(),
 			array(
@@ -268,7 +268,7 @@ class Waypost_Bridge_Settings_Actions {
 	 *
 	 * @return array{type: string, message: string}|null
 	 */
-	public static function take_notice() {
+	public static function take_notice(): ?array {
 		$key    = 'waypost_bridge_notice_' . get_current_user_id();
 		$notice = get_transient( $key );
 		if ( ! is_array( $notice ) || empty( $notice['message'] ) ) {

@@ -19,7 +19,7 @@ class Waypost_Bridge_Trip_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param WP_Post $post Trip.
 	 * @return array
 	 */
-	public static function map( WP_Post $post ) {
+	public static function map( WP_Post $post ): array {
 		$settings = self::arr( get_post_meta( $post->ID, 'wp_travel_engine_setting', true ) );
 		$max_pax  = self::first_meta( $post->ID, array( 'total_travellers_per_day', 'max_travellers_per_day' ) );
 		$slug     = '' !== $post->post_name ? $post->post_name : sanitize_title( $post->post_title );
@@ -62,7 +62,7 @@ class Waypost_Bridge_Trip_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param WP_Post $post Trip.
 	 * @return string|null
 	 */
-	private static function trip_url( WP_Post $post ) {
+	private static function trip_url( WP_Post $post ): ?string {
 		if ( post_type_exists( $post->post_type ) ) {
 			$url = get_permalink( $post );
 			return $url ? $url : null;
@@ -87,7 +87,7 @@ class Waypost_Bridge_Trip_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param string $status Post status.
 	 * @return string publish|draft|private|pending
 	 */
-	private static function trip_status( $status ) {
+	private static function trip_status( $status ): string {
 		if ( in_array( $status, array( 'publish', 'draft', 'private', 'pending' ), true ) ) {
 			return $status;
 		}
@@ -100,7 +100,7 @@ class Waypost_Bridge_Trip_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param array $settings wp_travel_engine_setting.
 	 * @return array|null {value, unit}
 	 */
-	private static function trip_duration( array $settings ) {
+	private static function trip_duration( array $settings ): ?array {
 		if ( ! isset( $settings['trip_duration'] ) || ! is_numeric( $settings['trip_duration'] ) ) {
 			return null;
 		}
@@ -132,7 +132,7 @@ class Waypost_Bridge_Trip_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param int $trip_id Trip.
 	 * @return array|null {amount, sale_amount, currency}
 	 */
-	private static function trip_price( $trip_id ) {
+	private static function trip_price( int $trip_id ): ?array {
 		$package_id = (int) get_post_meta( $trip_id, 'primary_package', true );
 		if ( $package_id <= 0 || ! get_post( $package_id ) ) {
 			$packages   = array_values( self::arr( get_post_meta( $trip_id, 'packages_ids', true ) ) );
@@ -176,7 +176,7 @@ class Waypost_Bridge_Trip_Mapper extends Waypost_Bridge_Record_Values {
 	 * @param string[] $taxonomies Taxonomy names.
 	 * @return string[]
 	 */
-	private static function term_names( $post_id, array $taxonomies ) {
+	private static function term_names( int $post_id, array $taxonomies ): array {
 		global $wpdb;
 		$in    = implode( ',', array_fill( 0, count( $taxonomies ), '%s' ) );
 		$names = $wpdb->get_col(
