@@ -161,13 +161,13 @@ class Waypost_Bridge_Connection {
 			if ( self::url_from_constant() ) {
 				return null;
 			}
-			return __(
-				'WAYPOST_HOST_TOKEN is defined in wp-config.php, but WAYPOST_URL is not, so the token is not used.',
-				'waypost-bridge'
-			) . ' ' . __(
-				'Define WAYPOST_URL beside it (the token is only sent to an address set in wp-config.php).',
+			/* translators: 1: WAYPOST_HOST_TOKEN, 2: WAYPOST_URL */
+			$unused = __(
+				'%1$s is defined in wp-config.php, but %2$s is not, so the token is not used: define %2$s beside it.',
 				'waypost-bridge'
 			);
+			return sprintf( $unused, 'WAYPOST_HOST_TOKEN', 'WAYPOST_URL' ) . ' '
+				. __( 'The token is only sent to an address set in wp-config.php.', 'waypost-bridge' );
 		}
 		$stored = (string) get_option( self::OPTION_TOKEN, '' );
 		if ( '' === $stored ) {

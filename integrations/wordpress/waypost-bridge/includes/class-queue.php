@@ -54,7 +54,14 @@ class Waypost_Bridge_Queue {
 	 * @param int|null    $due      Unix time for 'deferred'.
 	 * @return int|null|false When the row is due (Unix time); null when parked; false when it could not be written.
 	 */
-	public static function push( string $resource, int $id, $op = 'put', $error = null, $kind = 'failed', $due = null ) {
+	public static function push(
+		string $resource,
+		int $id,
+		$op = 'put',
+		$error = null,
+		$kind = 'failed',
+		$due = null
+	) {
 		global $wpdb;
 		$table    = self::table();
 		$id       = (int) $id;
