@@ -22,7 +22,7 @@ $trip = (int) $wpdb->get_var(
 const BACKFILL = `
 $cursor = null;
 do {
-	$r = Waypost_Bridge_Backfill::run_batch( $cursor, 200 );
+	$r = Waypost_Bridge_Backfill_Batch::run( $cursor, 200 );
 	if ( null !== $r['error'] ) { echo wp_json_encode( array( 'error' => $r['error'] ) ); exit; }
 	$cursor = $r['cursor'];
 } while ( ! $r['done'] );
@@ -124,7 +124,7 @@ describe.skipIf(!available)('backfill of batches larger than Waypost takes', () 
         return array( 'op' => 'put', 'resource' => $resource, 'id' => $id,
           'data' => Waypost_Bridge_Mapper::record( $resource, $id ) );
       };
-      $r = Waypost_Bridge_Client::batch( array( $op( 'trips', $trip ), $op( 'reviews', ${reviewIds[0]} ),
+      $r = Waypost_Bridge_Batch_Client::send( array( $op( 'trips', $trip ), $op( 'reviews', ${reviewIds[0]} ),
         $op( 'trips', $trip ) ) );
       echo wp_json_encode( $r );
     `));

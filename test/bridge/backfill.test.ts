@@ -22,14 +22,14 @@ const FIRST_ID = 100_000;
 
 /** Runs batches until done, or (stopAfterBookings) until that many bookings were examined; prints one JSON line. */
 const RUN = (from: 'start' | 'resume', stopAfterBookings: number | null) => `
-$cursor   = ${from === 'start' ? 'null' : 'Waypost_Bridge_Backfill::saved_cursor()'};
+$cursor   = ${from === 'start' ? 'null' : 'Waypost_Bridge_Backfill_State::saved_cursor()'};
 $batches  = 0;
 $by       = array();
 $started  = microtime( true );
 do {
 	$resource = null === $cursor ? 'trips' : $cursor['resource'];
 	$t        = microtime( true );
-	$r        = Waypost_Bridge_Backfill::run_batch( $cursor, ${BATCH} );
+	$r        = Waypost_Bridge_Backfill_Batch::run( $cursor, ${BATCH} );
 	if ( null !== $r['error'] ) { fwrite( STDERR, $r['error'] ); exit( 1 ); }
 	$by[ $resource ] = ( isset( $by[ $resource ] ) ? $by[ $resource ] : 0 ) + ( microtime( true ) - $t );
 	$cursor = $r['cursor'];
@@ -91,7 +91,7 @@ describe.skipIf(!available)(`backfill of ${BOOKINGS.toLocaleString('en')} bookin
 
     const first = JSON.parse(await site.php(RUN('start', BOOKINGS / 2)));
     expect(first.cursor.resource).toBe('bookings');
-    const saved = JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Backfill::saved_cursor() );'));
+    const saved = JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Backfill_State::saved_cursor() );'));
     expect(saved).toEqual(first.cursor);
     const midway = await total('bookings');
     expect(midway).toBeGreaterThanOrEqual(BOOKINGS / 2);
@@ -99,10 +99,10 @@ describe.skipIf(!available)(`backfill of ${BOOKINGS.toLocaleString('en')} bookin
 
     // The last batch's answer was "lost": the saved cursor goes back one batch, so it is sent again.
     await site.php(`
-      $state = get_option( Waypost_Bridge_Backfill::OPTION );
+      $state = get_option( Waypost_Bridge_Backfill_State::OPTION );
       $state['cursor']['after']    -= 2 * ${BATCH};
       $state['cursor']['position'] -= ${BATCH};
-      update_option( Waypost_Bridge_Backfill::OPTION, $state, false );
+      update_option( Waypost_Bridge_Backfill_State::OPTION, $state, false );
     `);
     const second = JSON.parse(await site.php(RUN('resume', null)));
     expect(second.cursor.resource).toBeNull();
@@ -135,7 +135,8 @@ describe.skipIf(!available)('"Send existing records" in the background (WP-Cron)
   const fixture = truth('wpte-6.8.0');
   let waypost: Waypost;
   let site: WordPress;
-  const status = async () => JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Backfill::status() );'));
+  const status = async () =>
+    JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Backfill_State::status() );'));
   const until = async (done: (s: any) => boolean, ms = 60_000) => {
     const end = Date.now() + ms;
     for (;;) {
@@ -166,11 +167,11 @@ describe.skipIf(!available)('"Send existing records" in the background (WP-Cron)
 
   it('lets one driver send at a time (the lock the CLI and the background run take)', async () => {
     const out = await site.php(`
-      $a = Waypost_Bridge_Backfill::lock();
-      $b = Waypost_Bridge_Backfill::lock();
-      Waypost_Bridge_Backfill::unlock();
-      $c = Waypost_Bridge_Backfill::lock();
-      Waypost_Bridge_Backfill::unlock();
+      $a = Waypost_Bridge_Sending_Lock::take();
+      $b = Waypost_Bridge_Sending_Lock::take();
+      Waypost_Bridge_Sending_Lock::release();
+      $c = Waypost_Bridge_Sending_Lock::take();
+      Waypost_Bridge_Sending_Lock::release();
       echo wp_json_encode( array( $a, $b, $c ) );
     `);
     expect(JSON.parse(out)).toEqual([true, false, true]);
@@ -182,7 +183,7 @@ describe.skipIf(!available)('"Send existing records" in the background (WP-Cron)
       + fixture.enquiries.length;
     // A first batch by hand (as an interrupted CLI run would leave it), then start and cancel at once.
     const stopped = JSON.parse(await site.php(`
-      Waypost_Bridge_Backfill::run_batch( null, 3 );
+      Waypost_Bridge_Backfill_Batch::run( null, 3 );
       Waypost_Bridge_Backfill::start();
       echo wp_json_encode( Waypost_Bridge_Backfill::cancel() );
     `));

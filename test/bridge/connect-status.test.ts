@@ -39,7 +39,7 @@ describe.skipIf(!available)('Connect WordPress status from the real bridge', () 
       Waypost_Bridge_Connection::set_url( ${JSON.stringify(address)} );
       Waypost_Bridge_Connection::set_token( 'test-host-token' );
       echo wp_json_encode( array(
-        'test' => Waypost_Bridge_Client::test_connection(),
+        'test' => Waypost_Bridge_Connection_Check::run(),
         'plugin' => WAYPOST_BRIDGE_VERSION, 'wordpress' => get_bloginfo( 'version' ), 'site' => home_url(),
         'wpte' => defined( 'WP_TRAVEL_ENGINE_VERSION' ) ? WP_TRAVEL_ENGINE_VERSION : null,
       ) );

@@ -1,6 +1,7 @@
 // The WordPress bridge's connection to Waypost, against a real WordPress (the WP Travel Engine 6.8.0 fixture) and a
 // running Waypost: the stored token (encrypted, never printed back), WP-CLI's commands, and the client's puts,
-// deletes, sign-in links and batches (split above 500 operations, one by one where the endpoint is missing).
+// deletes, sign-in links and batches (split above 500 operations, one by one where the endpoint is missing), each
+// request with a W3C traceparent of its own (issue 37).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,13 +29,13 @@ describe.skipIf(!available)('bridge connection', () => {
 
   it('stores a typed token encrypted, shows only its last 4 characters, and tests the connection', async () => {
     const out = JSON.parse(await site.php(`
-      $before = Waypost_Bridge_Client::test_connection();
+      $before = Waypost_Bridge_Connection_Check::run();
       Waypost_Bridge_Connection::set_url( ${JSON.stringify(address)} );
       Waypost_Bridge_Connection::set_token( 'wrong-token-1234' );
-      $wrong = Waypost_Bridge_Client::test_connection();
+      $wrong = Waypost_Bridge_Connection_Check::run();
       Waypost_Bridge_Connection::set_token( 'test-host-token' );
       echo wp_json_encode( array(
-        'before' => $before, 'wrong' => $wrong, 'right' => Waypost_Bridge_Client::test_connection(),
+        'before' => $before, 'wrong' => $wrong, 'right' => Waypost_Bridge_Connection_Check::run(),
         'stored' => get_option( Waypost_Bridge_Connection::OPTION_TOKEN ),
         'hint' => Waypost_Bridge_Connection::token_hint(),
         'token' => Waypost_Bridge_Connection::get_token(),
@@ -106,7 +107,7 @@ describe.skipIf(!available)('bridge connection', () => {
         );
       }
       $ops[] = array( 'op' => 'put', 'resource' => 'trips', 'id' => 2000, 'data' => array( 'title' => 7 ) );
-      $r = Waypost_Bridge_Client::batch( $ops );
+      $r = Waypost_Bridge_Batch_Client::send( $ops );
       echo wp_json_encode( array( 'error' => $r['error'], 'n' => count( $r['body']['results'] ),
         'last' => end( $r['body']['results'] ), 'first' => $r['body']['results'][0] ) );
     `));
@@ -141,7 +142,7 @@ describe.skipIf(!available)('bridge connection', () => {
         // Another address: the token saved for the old one is removed and has to be given again.
         Waypost_Bridge_Connection::set_url( ${JSON.stringify(url)} );
         Waypost_Bridge_Connection::set_token( 'test-host-token' );
-        $r = Waypost_Bridge_Client::batch( array(
+        $r = Waypost_Bridge_Batch_Client::send( array(
           array( 'op' => 'put', 'resource' => 'trips', 'id' => 3001, 'data' => array( 'title' => 'A' ) ),
           array( 'op' => 'put', 'resource' => 'trips', 'id' => 3002, 'data' => array( 'title' => 7 ) ),
           array( 'op' => 'delete', 'resource' => 'trips', 'id' => 3001 ),
@@ -156,5 +157,45 @@ describe.skipIf(!available)('bridge connection', () => {
     } finally {
       old.close();
     }
+  });
+
+  it('sends a W3C traceparent with a fresh trace id on every request to Waypost', async () => {
+    // A pass-through in front of Waypost that notes each request's traceparent header.
+    const app = await waypost.app();
+    const seen: { request: string; traceparent: unknown }[] = [];
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        seen.push({ request: `${req.method} ${req.url}`, traceparent: req.headers.traceparent });
+        const answer = await app.inject({ method: req.method as 'PUT', url: req.url!, headers: req.headers,
+          payload: Buffer.concat(chunks) });
+        res.writeHead(answer.statusCode,
+          { 'content-type': String(answer.headers['content-type'] ?? 'application/json') });
+        res.end(answer.body);
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      await site.php(`
+        Waypost_Bridge_Connection::set_url( ${JSON.stringify(url)} );
+        Waypost_Bridge_Connection::set_token( 'test-host-token' );
+        Waypost_Bridge_Connection_Check::run();
+        Waypost_Bridge_Client::put( 'trips', 3101, array( 'title' => 'Traced' ) );
+        Waypost_Bridge_Batch_Client::send( array( array( 'op' => 'delete', 'resource' => 'trips', 'id' => 3101 ) ) );
+        Waypost_Bridge_Client::delete( 'trips', 3101 );
+        Waypost_Bridge_Connection::set_url( ${JSON.stringify(address)} );
+        Waypost_Bridge_Connection::set_token( 'test-host-token' );
+      `);
+    } finally {
+      proxy.close();
+    }
+    expect(seen.map((s) => s.request)).toEqual(['GET /healthz', 'POST /host/v1/batch', 'PUT /host/v1/trips/3101',
+      'POST /host/v1/batch', 'DELETE /host/v1/trips/3101']);
+    for (const { traceparent } of seen) expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const traces = seen.map((s) => String(s.traceparent).split('-')[1]);
+    expect(new Set(traces).size).toBe(seen.length);
+    expect(traces).not.toContain('0'.repeat(32));
   });
 });

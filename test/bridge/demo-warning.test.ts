@@ -37,7 +37,7 @@ describe.skipIf(!available)('bridge: Test connection with the demo in Waypost', 
     const message = await admin.action('waypost_bridge_test_connection');
     expect(message).toContain(`it holds the demo catalogue (${records} records from \`waypost demo\`)`);
     expect(message).toContain('npx waypost demo --remove');
-    const cli = JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Client::test_connection() );'));
+    const cli = JSON.parse(await site.php('echo wp_json_encode( Waypost_Bridge_Connection_Check::run() );'));
     expect(cli).toMatchObject({ ok: false, status: 200 });
 
     await removeDemo(waypost.core);

@@ -118,7 +118,7 @@ describe.runIf(await hasWordPress())('WordPress bridge: forwarding while Waypost
       w.front.answer = null;
     }
     // "Retry now" (or a newer state of the record) sends it again.
-    const result = JSON.parse(await w.site.php('echo wp_json_encode( Waypost_Bridge_Queue::retry_now() );'));
+    const result = JSON.parse(await w.site.php('echo wp_json_encode( Waypost_Bridge_Queue_Runner::retry_now() );'));
     expect(result).toMatchObject({ sent: 1, remaining: 0 });
     expect(w.front.sent.at(-1)).toMatchObject({ method: 'PUT', path: `/host/v1/reviews/${id}`, status: 200 });
     expect(w.front.sent.at(-1)!.body).toMatchObject({ content: 'changed' });

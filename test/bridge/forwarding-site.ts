@@ -103,7 +103,7 @@ export interface QueueRow {
 
 /** The bridge's retry queue, and WP-Cron's retry of it. */
 export const queue = (site: WordPress) => ({
-  count: async () => Number((await site.php('echo Waypost_Bridge_Queue::count();')).trim()),
+  count: async () => Number((await site.php('echo Waypost_Bridge_Queue_Stats::count();')).trim()),
   rows: async () => JSON.parse(await site.php('global $wpdb; echo wp_json_encode( $wpdb->get_results( "SELECT '
     + 'resource, record_id, op, attempts, next_attempt_at, last_error FROM {$wpdb->prefix}waypost_queue ORDER BY id",'
     + ' ARRAY_A ) );')) as QueueRow[],

@@ -12,10 +12,10 @@ export const canonical = (s: string) => STATUS_SPELLINGS[s] ?? s;
 export async function backfill(site: WordPress, size: number, from: 'start' | 'resume' = 'start'): Promise<{
   batches: number; cursor: any }> {
   const out = await site.php(`
-    $cursor  = ${from === 'start' ? 'null' : 'Waypost_Bridge_Backfill::saved_cursor()'};
+    $cursor  = ${from === 'start' ? 'null' : 'Waypost_Bridge_Backfill_State::saved_cursor()'};
     $batches = 0;
     do {
-      $r = Waypost_Bridge_Backfill::run_batch( $cursor, ${size} );
+      $r = Waypost_Bridge_Backfill_Batch::run( $cursor, ${size} );
       if ( null !== $r['error'] ) { fwrite( STDERR, $r['error'] ); exit( 1 ); }
       $cursor = $r['cursor'];
       ++$batches;

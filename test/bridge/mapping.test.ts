@@ -1,5 +1,5 @@
 // The WordPress bridge's mapping, end to end: each WP Travel Engine fixture (real data the product wrote) is
-// backfilled by the bridge (Waypost_Bridge_Backfill::run_batch, the CLI's code path) into a running Waypost over
+// backfilled by the bridge (Waypost_Bridge_Backfill_Batch::run, the CLI's code path) into a running Waypost over
 // the Host API, and every record Waypost then shows is compared, field by field, with the fixture's truth file (the
 // product's own model classes reading the same data back).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

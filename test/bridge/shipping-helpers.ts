@@ -50,9 +50,9 @@ $pages[] = $render();
 
 Waypost_Bridge_Backfill::cancel();
 $stopped = $render();
-$state = get_option( Waypost_Bridge_Backfill::OPTION );
+$state = get_option( Waypost_Bridge_Backfill_State::OPTION );
 $state['cursor']['resource'] = null;
-update_option( Waypost_Bridge_Backfill::OPTION, $state, false );
+update_option( Waypost_Bridge_Backfill_State::OPTION, $state, false );
 $pages[] = $stopped . $render();
 
 global $wp_version;

@@ -78,7 +78,7 @@ describe.skipIf(!available)('bridge: the host token goes only to the server it w
     const direct = JSON.parse(await site.php(`
       Waypost_Bridge_Queue::push( 'trips', 7, 'put', null, 'deferred' );
       echo wp_json_encode( array( 'put' => Waypost_Bridge_Client::put( 'trips', 7, array( 'title' => 'x' ) ),
-        'run' => Waypost_Bridge_Queue::run() ) );
+        'run' => Waypost_Bridge_Queue_Runner::run() ) );
     `));
     expect(direct.put).toMatchObject({ status: 0 });
     expect(withToken()).toEqual([]);
@@ -137,7 +137,8 @@ describe.skipIf(!available)('bridge: the host token goes only to the server it w
       .toBe(`${otherUrl} does not look like Waypost (GET /healthz answered 500). Check the URL.`);
     const open = await admin.action('waypost_bridge_open_console');
     expect(open).toMatch(/^Could not open Webhooks & API: HTTP 500/);
-    await site.php("Waypost_Bridge_Queue::push( 'trips', 8, 'put', null, 'deferred' ); Waypost_Bridge_Queue::run();");
+    await site.php("Waypost_Bridge_Queue::push( 'trips', 8, 'put', null, 'deferred' );"
+      + ' Waypost_Bridge_Queue_Runner::run();');
     const page = await admin.settings();
     expect(page).toContain('HTTP 500: not an answer from Waypost');
     expect(page).not.toContain(LEAK);

@@ -47,7 +47,7 @@ describe.skipIf(!available)('bridge: deactivation and uninstall leave nothing be
       Waypost_Bridge_Queue::push( 'trips', 19, 'put', 'no answer', 'failed' );
       Waypost_Bridge_Backfill::start();
       Waypost_Bridge_Forwarder::mark_unreachable();
-      add_option( Waypost_Bridge_Backfill::LOCK_OPTION, (string) time(), '', 'no' );
+      add_option( Waypost_Bridge_Sending_Lock::OPTION, (string) time(), '', 'no' );
       set_transient( 'waypost_bridge_notice_1', array( 'type' => 'info', 'message' => 'hi' ), 300 );
     `);
     expect((await ourEvents()).sort()).toEqual(

@@ -19,7 +19,8 @@ if ( ! defined( 'WP_UNINSTALL_PLUGIN' ) ) {
 function waypost_bridge_uninstall_site() {
 	global $wpdb;
 	$table = $wpdb->prefix . 'waypost_queue';
-	$wpdb->query( "DROP TABLE IF EXISTS {$table}" ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared,WordPress.DB.DirectDatabaseQuery
+	// phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared,WordPress.DB.DirectDatabaseQuery
+	$wpdb->query( "DROP TABLE IF EXISTS {$table}" );
 	$options = array(
 		'waypost_bridge_url',
 		'waypost_bridge_token',
@@ -41,7 +42,12 @@ function waypost_bridge_uninstall_site() {
 			$wpdb->esc_like( '_transient_timeout_waypost_bridge_' ) . '%'
 		)
 	);
-	foreach ( array( 'waypost_bridge_retry_queue', 'waypost_bridge_retry_queue_hourly', 'waypost_bridge_backfill_continue' ) as $hook ) {
+	$hooks = array(
+		'waypost_bridge_retry_queue',
+		'waypost_bridge_retry_queue_hourly',
+		'waypost_bridge_backfill_continue',
+	);
+	foreach ( $hooks as $hook ) {
 		wp_unschedule_hook( $hook );
 	}
 	wp_cache_delete( 'alloptions', 'options' ); // The LIKE above went past the options cache.

@@ -1,7 +1,7 @@
 <?php
 /**
  * Plugin Name:       Waypost Bridge
- * Description:       Sends WP Travel Engine's trips, bookings, customers, payments, enquiries and reviews to Waypost (webhooks and a read-only REST API). Settings > Webhooks & API.
+ * Description:       Sends WP Travel Engine's records and reviews to Waypost (webhooks and a read-only REST API).
  * Version:           0.1.0
  * Requires at least: 5.0
  * Requires PHP:      7.4
@@ -34,15 +34,14 @@ if ( version_compare( PHP_VERSION, '7.4', '<' ) || version_compare( (string) $GL
 		if ( ! current_user_can( 'activate_plugins' ) ) {
 			return;
 		}
-		echo '<div class="notice notice-error" id="waypost-bridge-requirements"><p>';
-		echo esc_html(
-			sprintf(
-				/* translators: 1: WordPress version, 2: PHP version */
-				__( 'Waypost Bridge needs WordPress 5.0 and PHP 7.4 or later; this site runs WordPress %1$s on PHP %2$s. It sends nothing until WordPress or PHP is updated.', 'waypost-bridge' ),
-				$GLOBALS['wp_version'],
-				PHP_VERSION
-			)
+		/* translators: 1: WordPress version, 2: PHP version */
+		$needs = __(
+			'Waypost Bridge needs WordPress 5.0 and PHP 7.4 or later; this site runs WordPress %1$s on PHP %2$s.',
+			'waypost-bridge'
 		);
+		echo '<div class="notice notice-error" id="waypost-bridge-requirements"><p>';
+		echo esc_html( sprintf( $needs, $GLOBALS['wp_version'], PHP_VERSION ) );
+		echo ' ' . esc_html__( 'It sends nothing until WordPress or PHP is updated.', 'waypost-bridge' );
 		echo '</p></div>';
 	};
 	add_action( 'admin_notices', $waypost_bridge_too_old );
@@ -68,8 +67,20 @@ $waypost_bridge_missing = array();
 $waypost_bridge_parts = array(
 	'connection',
 	'client',
+	'batch-client',
+	'connection-check',
+	'record-values',
 	'mapper',
+	'trip-mapper',
+	'customer-mapper',
+	'booking-mapper',
+	'payment-mapper',
+	'enquiry-mapper',
+	'review-mapper',
 	'queue',
+	'queue-schema',
+	'queue-stats',
+	'queue-runner',
 	'sender',
 	'planner',
 	'forwarder',
@@ -78,15 +89,19 @@ $waypost_bridge_parts = array(
 	'prerequisites',
 	'settings-page',
 	'settings-actions',
+	'backfill-state',
+	'backfill-cursor',
+	'backfill-batch',
+	'sending-lock',
 	'backfill',
 	'cli',
 );
 foreach ( $waypost_bridge_parts as $waypost_bridge_slug ) {
 	$waypost_bridge_file = __DIR__ . '/includes/class-' . $waypost_bridge_slug . '.php';
-	if ( is_readable( $waypost_bridge_file ) ) {
-		require_once $waypost_bridge_file;
-	} else {
+	if ( ! is_readable( $waypost_bridge_file ) ) {
 		$waypost_bridge_missing[] = 'includes/class-' . $waypost_bridge_slug . '.php';
+	} elseif ( '-mapper' !== substr( $waypost_bridge_slug, -7 ) || class_exists( 'Waypost_Bridge_Record_Values' ) ) {
+		require_once $waypost_bridge_file; // The mappers extend Waypost_Bridge_Record_Values: not without it.
 	}
 }
 // The settings page's templates, script and stylesheet, loaded when the page is shown.
@@ -114,9 +129,13 @@ if ( $waypost_bridge_missing ) {
 		echo esc_html(
 			sprintf(
 				/* translators: %s: file names */
-				__( 'Waypost Bridge is incomplete and sends nothing to Waypost: %s missing. Install the plugin again (delete it and upload the whole folder); the retry queue and settings are kept.', 'waypost-bridge' ),
+				__( 'Waypost Bridge is incomplete and sends nothing to Waypost: %s missing.', 'waypost-bridge' ),
 				implode( ', ', $waypost_bridge_missing ) . ( count( $waypost_bridge_missing ) > 1 ? ' are' : ' is' )
 			)
+		);
+		echo ' ' . esc_html__(
+			'Install the plugin again (delete it and upload the whole folder); the retry queue and settings are kept.',
+			'waypost-bridge'
 		);
 		echo '</p></div>';
 	};
@@ -124,7 +143,8 @@ if ( $waypost_bridge_missing ) {
 	add_action( 'network_admin_notices', $waypost_bridge_notice );
 } else {
 	$waypost_bridge_registered = array(
-		'Waypost_Bridge_Queue',
+		'Waypost_Bridge_Queue_Schema',
+		'Waypost_Bridge_Queue_Runner',
 		'Waypost_Bridge_Hooks',
 		'Waypost_Bridge_Settings_Page',
 		'Waypost_Bridge_Backfill',
@@ -138,8 +158,8 @@ if ( $waypost_bridge_missing ) {
 register_activation_hook(
 	__FILE__,
 	static function () {
-		if ( class_exists( 'Waypost_Bridge_Queue', false ) ) {
-			Waypost_Bridge_Queue::install();
+		if ( class_exists( 'Waypost_Bridge_Queue_Schema', false ) ) {
+			Waypost_Bridge_Queue_Schema::install();
 		}
 	}
 );

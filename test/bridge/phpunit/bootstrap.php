@@ -23,9 +23,14 @@ function get_option( $name, $default = false ) {
 }
 
 $waypost_bridge_includes = dirname( __DIR__, 3 ) . '/integrations/wordpress/waypost-bridge/includes';
+require_once $waypost_bridge_includes . '/class-record-values.php';
 require_once $waypost_bridge_includes . '/class-mapper.php';
+require_once $waypost_bridge_includes . '/class-booking-mapper.php';
+require_once $waypost_bridge_includes . '/class-payment-mapper.php';
+require_once $waypost_bridge_includes . '/class-trip-mapper.php';
 require_once $waypost_bridge_includes . '/class-sender.php';
 require_once $waypost_bridge_includes . '/class-queue.php';
+require_once $waypost_bridge_includes . '/class-client.php';
 
 /**
  * Calls a private static method (the rules are private to their class; these tests pin them down).

@@ -18,7 +18,7 @@ class Waypost_Bridge_Cli {
 	public const MAX_FAILURES = 5;
 
 	/** Registers the commands when WP-CLI is running. */
-	public static function register() {
+	public static function register(): void {
 		if ( ! defined( 'WP_CLI' ) || ! WP_CLI || ! class_exists( 'WP_CLI' ) ) {
 			return;
 		}
@@ -52,38 +52,54 @@ class Waypost_Bridge_Cli {
 	 * @param array $args       Positional arguments.
 	 * @param array $assoc_args Options.
 	 */
-	public static function backfill( $args, $assoc_args ) {
+	public static function backfill( $args, $assoc_args ): int {
 		$out = self::output();
 		if ( ! Waypost_Bridge_Connection::is_configured() ) {
-			$out['error']( 'Waypost is not connected: define WAYPOST_URL and WAYPOST_HOST_TOKEN in wp-config.php (or use Settings > Webhooks & API).' );
+			$out['error'](
+				'Waypost is not connected: define WAYPOST_URL and WAYPOST_HOST_TOKEN in wp-config.php'
+				. ' (or use Settings > Webhooks & API).'
+			);
 			return 1;
 		}
-		if ( ! Waypost_Bridge_Backfill::lock() ) {
-			$out['error']( 'Another backfill is sending right now (lock option waypost_bridge_backfill_lock). Try again in a minute.' );
+		if ( ! Waypost_Bridge_Sending_Lock::take() ) {
+			$out['error'](
+				'Another backfill is sending right now (lock option ' . Waypost_Bridge_Sending_Lock::OPTION . ').'
+				. ' Try again in a minute.'
+			);
 			return 1;
 		}
 		try {
-			if ( Waypost_Bridge_Backfill::status()['running'] ) {
+			if ( Waypost_Bridge_Backfill_State::status()['running'] ) {
 				// A run from the settings page (on a site without WP-Cron it stops when the page is closed): this
 				// command takes it over from its cursor, and the page shows where it ends.
 				Waypost_Bridge_Backfill::cancel();
 				$out['log']( 'Taking over the run started from Settings > Webhooks & API.' );
 			}
-			$size     = isset( $assoc_args['batch-size'] ) ? max( 1, min( 500, (int) $assoc_args['batch-size'] ) ) : Waypost_Bridge_Backfill::DEFAULT_SIZE;
-			$cursor   = ! empty( $assoc_args['restart'] ) ? null : Waypost_Bridge_Backfill::saved_cursor();
+			$size     = isset( $assoc_args['batch-size'] )
+				? max( 1, min( 500, (int) $assoc_args['batch-size'] ) )
+				: Waypost_Bridge_Backfill_Batch::DEFAULT_SIZE;
+			$cursor   = ! empty( $assoc_args['restart'] ) ? null : Waypost_Bridge_Backfill_State::saved_cursor();
 			$start    = microtime( true );
 			$first    = null === $cursor ? 0 : $cursor['position'];
 			$failures = 0;
 			if ( null !== $cursor ) {
-				$out['log']( sprintf( 'Resuming at %s after #%d (%d of %d examined). Use --restart to start over.', $cursor['resource'], $cursor['after'], $cursor['position'], $cursor['total'] ) );
+				$resuming = sprintf(
+					'Resuming at %s after #%d (%d of %d examined). Use --restart to start over.',
+					$cursor['resource'],
+					$cursor['after'],
+					$cursor['position'],
+					$cursor['total']
+				);
+				$out['log']( $resuming );
 			}
 			do {
-				$result = Waypost_Bridge_Backfill::run_batch( $cursor, $size );
+				$result = Waypost_Bridge_Backfill_Batch::run( $cursor, $size );
 				if ( null !== $result['error'] ) {
 					++$failures;
-					$out['warning']( sprintf( 'Batch failed (%d/%d): %s', $failures, self::MAX_FAILURES, $result['error'] ) );
+					$failed = sprintf( 'Batch failed (%d/%d): %s', $failures, self::MAX_FAILURES, $result['error'] );
+					$out['warning']( $failed );
 					if ( $failures >= self::MAX_FAILURES ) {
-						Waypost_Bridge_Backfill::unlock(); // WP_CLI::error() exits: `finally` would not run.
+						Waypost_Bridge_Sending_Lock::release(); // WP_CLI::error() exits: `finally` would not run.
 						$out['error']( 'Giving up for now; run the command again to resume from the same place.' );
 						return 1;
 					}
@@ -95,7 +111,14 @@ class Waypost_Bridge_Cli {
 				$elapsed  = max( 0.001, microtime( true ) - $start );
 				$out['log']( self::progress_line( $cursor, $result, ( $cursor['position'] - $first ) / $elapsed ) );
 			} while ( ! $result['done'] );
-			$message = sprintf( 'Backfill done in %.1f s: %d sent, %d unchanged, %d failed, %d skipped.', microtime( true ) - $start, $cursor['sent'], $cursor['unchanged'], $cursor['failed'], $cursor['skipped'] );
+			$message = sprintf(
+				'Backfill done in %.1f s: %d sent, %d unchanged, %d failed, %d skipped.',
+				microtime( true ) - $start,
+				$cursor['sent'],
+				$cursor['unchanged'],
+				$cursor['failed'],
+				$cursor['skipped']
+			);
 			if ( $cursor['failed'] > 0 ) {
 				$out['warning']( $message . ' See `wp waypost status` for the errors.' );
 			} else {
@@ -103,7 +126,7 @@ class Waypost_Bridge_Cli {
 			}
 			return 0;
 		} finally {
-			Waypost_Bridge_Backfill::unlock();
+			Waypost_Bridge_Sending_Lock::release();
 		}
 	}
 
@@ -113,12 +136,36 @@ class Waypost_Bridge_Cli {
 	 * @param array $args       Positional arguments.
 	 * @param array $assoc_args Options.
 	 */
-	public static function status( $args = array(), $assoc_args = array() ) {
+	public static function status( $args = array(), $assoc_args = array() ): void {
 		$out    = self::output();
-		$status = Waypost_Bridge_Backfill::status();
-		$out['log']( 'Waypost URL: ' . ( '' !== Waypost_Bridge_Connection::get_url() ? Waypost_Bridge_Connection::get_url() : '(not set)' ) . ( Waypost_Bridge_Connection::url_from_constant() ? ' (WAYPOST_URL)' : '' ) );
-		$out['log']( 'Host token: ' . ( '' !== Waypost_Bridge_Connection::token_hint() ? Waypost_Bridge_Connection::token_hint() : '(not set)' ) . ( Waypost_Bridge_Connection::token_from_constant() ? ' (WAYPOST_HOST_TOKEN)' : '' ) );
-		$out['log']( sprintf( 'Backfill: %s, %d of %d examined (%d%%), %d sent, %d unchanged, %d failed, %d skipped.', $status['running'] ? 'running' : ( $status['done'] ? 'done' : ( $status['position'] > 0 ? 'stopped' : 'not started' ) ), $status['position'], $status['total'], $status['percent'], $status['sent'], $status['unchanged'], $status['failed'], $status['skipped'] ) );
+		$status = Waypost_Bridge_Backfill_State::status();
+		$url   = Waypost_Bridge_Connection::get_url();
+		$hint  = Waypost_Bridge_Connection::token_hint();
+		$state = $status['running'] ? 'running' : ( $status['done'] ? 'done' : 'not started' );
+		if ( ! $status['running'] && ! $status['done'] && $status['position'] > 0 ) {
+			$state = 'stopped';
+		}
+		$out['log'](
+			'Waypost URL: ' . ( '' !== $url ? $url : '(not set)' )
+			. ( Waypost_Bridge_Connection::url_from_constant() ? ' (WAYPOST_URL)' : '' )
+		);
+		$out['log'](
+			'Host token: ' . ( '' !== $hint ? $hint : '(not set)' )
+			. ( Waypost_Bridge_Connection::token_from_constant() ? ' (WAYPOST_HOST_TOKEN)' : '' )
+		);
+		$out['log'](
+			sprintf(
+				'Backfill: %s, %d of %d examined (%d%%), %d sent, %d unchanged, %d failed, %d skipped.',
+				$state,
+				$status['position'],
+				$status['total'],
+				$status['percent'],
+				$status['sent'],
+				$status['unchanged'],
+				$status['failed'],
+				$status['skipped']
+			)
+		);
 		if ( $status['last_error'] ) {
 			$out['log']( 'Last error: ' . $status['last_error'] );
 		}
@@ -133,9 +180,9 @@ class Waypost_Bridge_Cli {
 	 * @param array $args       Positional arguments.
 	 * @param array $assoc_args Options.
 	 */
-	public static function test_connection( $args = array(), $assoc_args = array() ) {
+	public static function test_connection( $args = array(), $assoc_args = array() ): int {
 		$out    = self::output();
-		$result = Waypost_Bridge_Client::test_connection();
+		$result = Waypost_Bridge_Connection_Check::run();
 		if ( $result['ok'] ) {
 			$out['success']( $result['message'] );
 			return 0;
@@ -152,7 +199,7 @@ class Waypost_Bridge_Cli {
 	 * @param float $rate   Records examined per second in this run.
 	 * @return string
 	 */
-	private static function progress_line( array $cursor, array $result, $rate ) {
+	private static function progress_line( array $cursor, array $result, float $rate ): string {
 		$total   = max( 1, $cursor['total'] );
 		$percent = $result['done'] ? 100 : (int) floor( 100 * min( $cursor['position'], $total ) / $total );
 		return sprintf(
@@ -174,7 +221,7 @@ class Waypost_Bridge_Cli {
 	 *
 	 * @return callable[] log, warning, success, error
 	 */
-	private static function output() {
+	private static function output(): array {
 		if ( class_exists( 'WP_CLI' ) && method_exists( 'WP_CLI', 'log' ) ) {
 			return array(
 				'log'     => array( 'WP_CLI', 'log' ),
@@ -185,7 +232,8 @@ class Waypost_Bridge_Cli {
 		}
 		$echo = static function ( $prefix ) {
 			return static function ( $message ) use ( $prefix ) {
-				echo $prefix . $message . "\n"; // phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped -- command-line output.
+				// phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped -- command-line output.
+				echo $prefix . $message . "\n";
 			};
 		};
 		return array(

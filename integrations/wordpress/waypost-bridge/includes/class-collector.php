@@ -92,7 +92,8 @@ class Waypost_Bridge_Collector {
 			}
 			if ( 'revision' !== $post->post_type && class_exists( 'Waypost_Bridge_Mapper' ) ) {
 				$r        = Waypost_Bridge_Mapper::resource_of_post( $post );
-				$resource = is_string( $r ) && isset( Waypost_Bridge_Planner::ORDER[ $r ] ) && 'reviews' !== $r ? $r : false;
+				$known    = is_string( $r ) && isset( Waypost_Bridge_Planner::ORDER[ $r ] ) && 'reviews' !== $r;
+				$resource = $known ? $r : false;
 			}
 			self::$resource_of[ $post_id ] = $resource;
 		}
@@ -139,7 +140,10 @@ class Waypost_Bridge_Collector {
 	 */
 	public static function trip_comment_ids( $trip_id, $approved ): array {
 		global $wpdb;
-		$ids = $wpdb->get_col( $wpdb->prepare( "SELECT comment_ID FROM {$wpdb->comments} WHERE comment_post_ID = %d AND comment_approved = %s LIMIT 500", $trip_id, $approved ) );
+		$sql = "SELECT comment_ID FROM {$wpdb->comments}
+			WHERE comment_post_ID = %d AND comment_approved = %s LIMIT 500";
+		// phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
+		$ids = $wpdb->get_col( $wpdb->prepare( $sql, $trip_id, $approved ) );
 		return array_map( 'intval', (array) $ids );
 	}
 

@@ -34,7 +34,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string
 	 */
-	public static function get_url() {
+	public static function get_url(): string {
 		$url = self::url_from_constant() ? (string) WAYPOST_URL : (string) get_option( self::OPTION_URL, '' );
 		return untrailingslashit( trim( $url ) );
 	}
@@ -55,7 +55,8 @@ class Waypost_Bridge_Connection {
 		}
 		$url    = esc_url_raw( $url, array( 'http', 'https' ) );
 		$stored = (string) get_option( self::OPTION_TOKEN, '' );
-		$bound  = '' !== $stored ? self::bound_origin() : ''; // Before the URL changes: an old token binds to the old URL.
+		// Before the URL changes: an old token binds to the old URL.
+		$bound  = '' !== $stored ? self::bound_origin() : '';
 		update_option( self::OPTION_URL, $url, false );
 		if ( '' !== $stored && ! self::url_from_constant() && $bound !== self::origin( $url ) ) {
 			self::set_token( '' );
@@ -70,7 +71,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string
 	 */
-	public static function get_token() {
+	public static function get_token(): string {
 		if ( self::token_from_constant() ) {
 			return self::url_from_constant() ? trim( (string) WAYPOST_HOST_TOKEN ) : '';
 		}
@@ -89,7 +90,7 @@ class Waypost_Bridge_Connection {
 	 * @param string $plain The host token.
 	 * @return bool false when no cipher is available (the token is then not stored).
 	 */
-	public static function set_token( $plain ) {
+	public static function set_token( $plain ): bool {
 		$plain = trim( (string) $plain );
 		if ( '' === $plain ) {
 			delete_option( self::OPTION_TOKEN );
@@ -111,7 +112,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string
 	 */
-	private static function bound_origin() {
+	private static function bound_origin(): string {
 		$origin = get_option( self::OPTION_TOKEN_ORIGIN, null );
 		if ( null === $origin && '' !== (string) get_option( self::OPTION_TOKEN, '' ) ) {
 			$origin = self::origin( self::get_url() );
@@ -126,7 +127,7 @@ class Waypost_Bridge_Connection {
 	 * @param string $url URL.
 	 * @return string
 	 */
-	public static function origin( $url ) {
+	public static function origin( $url ): string {
 		$parts = wp_parse_url( (string) $url );
 		if ( ! is_array( $parts ) || empty( $parts['scheme'] ) || empty( $parts['host'] ) ) {
 			return '';
@@ -141,7 +142,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string e.g. "••••••••3f9a"
 	 */
-	public static function token_hint() {
+	public static function token_hint(): string {
 		$token = self::get_token();
 		if ( '' === $token ) {
 			return '';
@@ -155,9 +156,18 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string|null
 	 */
-	public static function token_problem() {
+	public static function token_problem(): ?string {
 		if ( self::token_from_constant() ) {
-			return self::url_from_constant() ? null : __( 'WAYPOST_HOST_TOKEN is defined in wp-config.php, but WAYPOST_URL is not, so the token is not used: define WAYPOST_URL beside it (the token is only sent to an address set in wp-config.php).', 'waypost-bridge' );
+			if ( self::url_from_constant() ) {
+				return null;
+			}
+			/* translators: 1: WAYPOST_HOST_TOKEN, 2: WAYPOST_URL */
+			$unused = __(
+				'%1$s is defined in wp-config.php, but %2$s is not, so the token is not used: define %2$s beside it.',
+				'waypost-bridge'
+			);
+			return sprintf( $unused, 'WAYPOST_HOST_TOKEN', 'WAYPOST_URL' ) . ' '
+				. __( 'The token is only sent to an address set in wp-config.php.', 'waypost-bridge' );
 		}
 		$stored = (string) get_option( self::OPTION_TOKEN, '' );
 		if ( '' === $stored ) {
@@ -165,26 +175,33 @@ class Waypost_Bridge_Connection {
 		}
 		if ( self::bound_origin() !== self::origin( self::get_url() ) ) {
 			/* translators: %s: origin such as https://waypost.example.com:443 */
-			return sprintf( __( 'The saved host token was given for %s, not for the current Waypost URL, so it is not sent there. Enter the token again.', 'waypost-bridge' ), self::bound_origin() );
+			$given = __(
+				'The saved host token was given for %s, not for the current Waypost URL, so it is not sent there.',
+				'waypost-bridge'
+			);
+			return sprintf( $given, self::bound_origin() ) . ' ' . __( 'Enter the token again.', 'waypost-bridge' );
 		}
 		if ( null === self::decrypt( $stored ) ) {
-			return __( 'The saved host token can no longer be read (the site\'s security keys changed?). Enter it again.', 'waypost-bridge' );
+			return __(
+				'The saved host token can no longer be read (the site\'s security keys changed?). Enter it again.',
+				'waypost-bridge'
+			);
 		}
 		return null;
 	}
 
 	/** @return bool */
-	public static function url_from_constant() {
+	public static function url_from_constant(): bool {
 		return defined( 'WAYPOST_URL' ) && '' !== trim( (string) WAYPOST_URL );
 	}
 
 	/** @return bool */
-	public static function token_from_constant() {
+	public static function token_from_constant(): bool {
 		return defined( 'WAYPOST_HOST_TOKEN' ) && '' !== trim( (string) WAYPOST_HOST_TOKEN );
 	}
 
 	/** @return bool true when both a URL and a usable token are set. */
-	public static function is_configured() {
+	public static function is_configured(): bool {
 		return '' !== self::get_url() && '' !== self::get_token();
 	}
 
@@ -193,7 +210,7 @@ class Waypost_Bridge_Connection {
 	 *
 	 * @return string raw bytes
 	 */
-	private static function key() {
+	private static function key(): string {
 		return hash_hmac( 'sha256', 'waypost-bridge host token', wp_salt( 'auth' ), true );
 	}
 
@@ -201,8 +218,9 @@ class Waypost_Bridge_Connection {
 	 * @param string $plain Plain text.
 	 * @return string|null "wpb1:" + base64(iv . tag . ciphertext), or null without a cipher.
 	 */
-	private static function encrypt( $plain ) {
-		if ( ! function_exists( 'openssl_encrypt' ) || ! in_array( 'aes-256-gcm', openssl_get_cipher_methods(), true ) ) {
+	private static function encrypt( $plain ): ?string {
+		$gcm = function_exists( 'openssl_encrypt' ) && in_array( 'aes-256-gcm', openssl_get_cipher_methods(), true );
+		if ( ! $gcm ) {
 			return null;
 		}
 		$iv     = random_bytes( 12 );
@@ -211,22 +229,27 @@ class Waypost_Bridge_Connection {
 		if ( false === $cipher ) {
 			return null;
 		}
-		return self::TOKEN_PREFIX . base64_encode( $iv . $tag . $cipher ); // phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_encode
+		// phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_encode
+		return self::TOKEN_PREFIX . base64_encode( $iv . $tag . $cipher );
 	}
 
 	/**
 	 * @param string $sealed A value made by encrypt().
 	 * @return string|null The plain text, or null when it cannot be decrypted.
 	 */
-	private static function decrypt( $sealed ) {
+	private static function decrypt( $sealed ): ?string {
 		if ( 0 !== strpos( $sealed, self::TOKEN_PREFIX ) || ! function_exists( 'openssl_decrypt' ) ) {
 			return null;
 		}
-		$raw = base64_decode( substr( $sealed, strlen( self::TOKEN_PREFIX ) ), true ); // phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_decode
+		// phpcs:ignore WordPress.PHP.DiscouragedPHPFunctions.obfuscation_base64_decode
+		$raw = base64_decode( substr( $sealed, strlen( self::TOKEN_PREFIX ) ), true );
 		if ( false === $raw || strlen( $raw ) < 29 ) {
 			return null;
 		}
-		$plain = openssl_decrypt( substr( $raw, 28 ), 'aes-256-gcm', self::key(), OPENSSL_RAW_DATA, substr( $raw, 0, 12 ), substr( $raw, 12, 16 ), 'waypost' );
+		$iv     = substr( $raw, 0, 12 );
+		$tag    = substr( $raw, 12, 16 );
+		$cipher = substr( $raw, 28 );
+		$plain  = openssl_decrypt( $cipher, 'aes-256-gcm', self::key(), OPENSSL_RAW_DATA, $iv, $tag, 'waypost' );
 		return false === $plain ? null : $plain;
 	}
 
@@ -241,7 +264,7 @@ class Waypost_Bridge_Connection {
 		if ( defined( 'WP_TRAVEL_ENGINE_VERSION' ) ) {
 			$agent .= '; WPTravelEngine/' . WP_TRAVEL_ENGINE_VERSION;
 		}
-		$queued = class_exists( 'Waypost_Bridge_Queue' ) ? Waypost_Bridge_Queue::count() : 0;
+		$queued = class_exists( 'Waypost_Bridge_Queue_Stats' ) ? Waypost_Bridge_Queue_Stats::count() : 0;
 		return array(
 			'User-Agent'             => $agent,
 			'X-Waypost-Site-Url'     => home_url(),

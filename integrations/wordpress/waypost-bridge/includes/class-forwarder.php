@@ -96,7 +96,8 @@ class Waypost_Bridge_Forwarder {
 				self::log( "sending {$item['resource']} {$item['id']}: " . $e->getMessage() );
 				try {
 					$op = $item['gone'] ? 'delete' : 'put';
-					Waypost_Bridge_Queue::push( $item['resource'], $item['id'], $op, 'Bridge error: ' . $e->getMessage(), 'failed' );
+					$why = 'Bridge error: ' . $e->getMessage();
+					Waypost_Bridge_Queue::push( $item['resource'], $item['id'], $op, $why, 'failed' );
 				} catch ( \Throwable $e2 ) {
 					self::log( 'queue: ' . $e2->getMessage() );
 				}
@@ -233,6 +234,7 @@ class Waypost_Bridge_Forwarder {
 	 * @param string $message Message.
 	 */
 	public static function log( $message ): void {
-		error_log( 'Waypost bridge: ' . $message ); // phpcs:ignore WordPress.PHP.DevelopmentFunctions.error_log_error_log
+		// phpcs:ignore WordPress.PHP.DevelopmentFunctions.error_log_error_log
+		error_log( 'Waypost bridge: ' . $message );
 	}
 }

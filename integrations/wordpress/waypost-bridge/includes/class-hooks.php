@@ -53,14 +53,16 @@ class Waypost_Bridge_Hooks {
 
 		// The product's own "this is complete now" hooks.
 		add_action( 'wp_travel_engine_after_booking_process_completed', self::safely( 'on_booking_hook' ), 10, 1 );
-		add_action( 'wp_travel_engine_after_remaining_payment_process_completed', self::safely( 'on_booking_hook' ), 10, 1 );
+		$remaining = 'wp_travel_engine_after_remaining_payment_process_completed';
+		add_action( $remaining, self::safely( 'on_booking_hook' ), 10, 1 );
 		add_action( 'wptravelengine.booking.updated', self::safely( 'on_booking_updated' ), 10, 2 );
 		add_action( 'wptravelengine.booking.created', self::safely( 'on_booking_updated' ), 10, 2 );
 		add_action( 'wte_after_enquiry_created', self::safely( 'on_enquiry_created' ), 10, 1 );
 
 		// Reviews: comments on trips.
 		add_action( 'comment_post', self::safely( 'on_comment' ), 10, 1 );
-		add_action( 'wp_insert_comment', self::safely( 'on_comment' ), 10, 1 ); // Programmatic inserts (imports, add-ons).
+		// Programmatic inserts (imports, add-ons).
+		add_action( 'wp_insert_comment', self::safely( 'on_comment' ), 10, 1 );
 		add_action( 'edit_comment', self::safely( 'on_comment' ), 10, 1 );
 		add_action( 'wp_set_comment_status', self::safely( 'on_comment_status' ), 10, 2 );
 		add_action( 'transition_comment_status', self::safely( 'on_comment_transition' ), 10, 3 );
@@ -175,7 +177,8 @@ class Waypost_Bridge_Hooks {
 	 * @param string $status     New status.
 	 */
 	public static function on_comment_status( $comment_id, $status = '' ): void {
-		Waypost_Bridge_Collector::touch_comment( (int) $comment_id, ! in_array( (string) $status, array( 'approve', '1' ), true ) );
+		$unapproved = ! in_array( (string) $status, array( 'approve', '1' ), true );
+		Waypost_Bridge_Collector::touch_comment( (int) $comment_id, $unapproved );
 	}
 
 	/**
@@ -187,7 +190,8 @@ class Waypost_Bridge_Hooks {
 	 */
 	public static function on_comment_transition( $new_status, $old_status, $comment = null ): void {
 		if ( is_object( $comment ) && isset( $comment->comment_ID ) ) {
-			Waypost_Bridge_Collector::touch_comment( (int) $comment->comment_ID, 'approved' === $old_status && 'approved' !== $new_status );
+			$unapproved = 'approved' === $old_status && 'approved' !== $new_status;
+			Waypost_Bridge_Collector::touch_comment( (int) $comment->comment_ID, $unapproved );
 		}
 	}
 

@@ -34,17 +34,22 @@ class Waypost_Bridge_Prerequisites {
 
 		$checks[] = array(
 			'id'    => 'wordpress',
-			'label' => sprintf( /* translators: %s: version */ __( 'WordPress %s or later', 'waypost-bridge' ), self::MIN_WP ),
+			/* translators: %s: version */
+			'label' => sprintf( __( 'WordPress %s or later', 'waypost-bridge' ), self::MIN_WP ),
 			'ok'    => version_compare( $wp_version, self::MIN_WP, '>=' ),
 			'value' => $wp_version,
 			'help'  => __( 'Update WordPress from Dashboard > Updates.', 'waypost-bridge' ),
 		);
 		$checks[] = array(
 			'id'    => 'php',
-			'label' => sprintf( /* translators: %s: version */ __( 'PHP %s or later', 'waypost-bridge' ), self::MIN_PHP ),
+			/* translators: %s: version */
+			'label' => sprintf( __( 'PHP %s or later', 'waypost-bridge' ), self::MIN_PHP ),
 			'ok'    => version_compare( PHP_VERSION, self::MIN_PHP, '>=' ),
 			'value' => PHP_VERSION,
-			'help'  => __( 'Ask your host to switch this site to PHP 7.4 or later (8.1+ recommended).', 'waypost-bridge' ),
+			'help'  => __(
+				'Ask your host to switch this site to PHP 7.4 or later (8.1+ recommended).',
+				'waypost-bridge'
+			),
 		);
 
 		$state    = self::wte_state();
@@ -56,6 +61,10 @@ class Waypost_Bridge_Prerequisites {
 			'missing'   => __( 'listed as active, but its files are missing', 'waypost-bridge' ),
 			'not_found' => __( 'not installed', 'waypost-bridge' ),
 		);
+		$install  = self::sentences(
+			__( 'Install and activate WP Travel Engine (Plugins > Add New > "WP Travel Engine").', 'waypost-bridge' ),
+			__( 'Without it there is nothing to send.', 'waypost-bridge' )
+		);
 		$checks[] = array(
 			'id'    => 'wte_active',
 			'label' => __( 'WP Travel Engine installed and active', 'waypost-bridge' ),
@@ -63,35 +72,69 @@ class Waypost_Bridge_Prerequisites {
 			'value' => $states[ $state ],
 			'help'  => 'inactive' === $state
 				? __( 'Activate WP Travel Engine on the Plugins screen.', 'waypost-bridge' )
-				: __( 'Install and activate WP Travel Engine (Plugins > Add New > "WP Travel Engine"). Without it there is nothing to send.', 'waypost-bridge' ),
+				: $install,
 		);
 		$version_ok = '' !== $version && version_compare( $version, self::MIN_WTE, '>=' );
+		/* translators: %s: version */
+		$recorded   = sprintf( __( '%s (recorded; the plugin is not active)', 'waypost-bridge' ), $version );
+		$update     = self::sentences(
+			__( 'Update WP Travel Engine from Dashboard > Updates.', 'waypost-bridge' ),
+			__(
+				'Bookings made before 6.7.0 use the old calculation system; Waypost leaves them out of the API.',
+				'waypost-bridge'
+			)
+		);
 		$checks[]   = array(
 			'id'    => 'wte_version',
-			'label' => sprintf( /* translators: %s: version */ __( 'WP Travel Engine %s or later', 'waypost-bridge' ), self::MIN_WTE ),
+			/* translators: %s: version */
+			'label' => sprintf( __( 'WP Travel Engine %s or later', 'waypost-bridge' ), self::MIN_WTE ),
 			'ok'    => $active && $version_ok,
-			'value' => '' === $version ? __( 'unknown', 'waypost-bridge' ) : ( $active ? $version : sprintf( /* translators: %s: version */ __( '%s (recorded; the plugin is not active)', 'waypost-bridge' ), $version ) ),
-			'help'  => $active || ! $version_ok
-				? __( 'Update WP Travel Engine from Dashboard > Updates. Bookings made before 6.7.0 use the old calculation system; Waypost leaves them out of the API.', 'waypost-bridge' )
-				: __( 'Activate WP Travel Engine first.', 'waypost-bridge' ),
+			'value' => '' === $version ? __( 'unknown', 'waypost-bridge' ) : ( $active ? $version : $recorded ),
+			'help'  => $active || ! $version_ok ? $update : __( 'Activate WP Travel Engine first.', 'waypost-bridge' ),
 		);
 
 		$cart     = self::latest_cart_version();
 		$cart_new = null === $cart['version'] || version_compare( $cart['version'], self::MIN_CART, '>=' );
 		$cart_ok  = $active && $version_ok && $cart_new;
+		$legacy   = __(
+			'Bookings made before (cart 3.0) are sent with data_complete: false and no line items.',
+			'waypost-bridge'
+		);
+		$needs    = self::sentences(
+			__( 'Needs WP Travel Engine 6.7.0 or later, active: it makes cart 4.0 bookings.', 'waypost-bridge' ),
+			$legacy
+		);
+		$convert  = self::sentences(
+			__( 'The newest booking uses an older cart: it was made before WP Travel Engine 6.7.0.', 'waypost-bridge' ),
+			$legacy,
+			__( 'Convert them with WP Travel Engine\'s "Migrate to New Booking".', 'waypost-bridge' )
+		);
 		$checks[] = array(
 			'id'    => 'cart',
-			'label' => sprintf( /* translators: %s: cart version */ __( 'New bookings use cart %s', 'waypost-bridge' ), self::MIN_CART ),
+			/* translators: %s: cart version */
+			'label' => sprintf( __( 'New bookings use cart %s', 'waypost-bridge' ), self::MIN_CART ),
 			'ok'    => $cart_ok,
 			'value' => null === $cart['booking_id']
 				? __( 'no bookings yet', 'waypost-bridge' )
-				/* translators: 1: cart version, 2: booking id */
-				: sprintf( __( 'cart %1$s (latest booking #%2$d)', 'waypost-bridge' ), $cart['version'], $cart['booking_id'] ),
-			'help'  => ! $active || ! $version_ok
-				? __( 'Needs WP Travel Engine 6.7.0 or later, active: it makes cart 4.0 bookings. Bookings made before (cart 3.0) are sent with data_complete: false and no line items.', 'waypost-bridge' )
-				: __( 'The newest booking uses an older cart: bookings made before WP Travel Engine 6.7.0 (cart 3.0) are sent with data_complete: false and no line items. Convert them with WP Travel Engine\'s "Migrate to New Booking".', 'waypost-bridge' ),
+				: sprintf(
+					/* translators: 1: cart version, 2: booking id */
+					__( 'cart %1$s (latest booking #%2$d)', 'waypost-bridge' ),
+					$cart['version'],
+					$cart['booking_id']
+				),
+			'help'  => ! $active || ! $version_ok ? $needs : $convert,
 		);
 		return $checks;
+	}
+
+	/**
+	 * Sentences translated one by one (each short enough for one line of source), as one paragraph.
+	 *
+	 * @param string ...$sentences Translated sentences.
+	 * @return string
+	 */
+	private static function sentences( string ...$sentences ): string {
+		return implode( ' ', $sentences );
 	}
 
 	/**
@@ -108,7 +151,8 @@ class Waypost_Bridge_Prerequisites {
 		$listed = false;
 		$active = (array) get_option( 'active_plugins', array() );
 		if ( is_multisite() ) {
-			$active = array_merge( $active, array_keys( (array) get_site_option( 'active_sitewide_plugins', array() ) ) );
+			$network = array_keys( (array) get_site_option( 'active_sitewide_plugins', array() ) );
+			$active  = array_merge( $active, $network );
 		}
 		foreach ( $active as $plugin ) {
 			if ( '/wp-travel-engine.php' === substr( (string) $plugin, -strlen( '/wp-travel-engine.php' ) ) ) {
@@ -139,7 +183,10 @@ class Waypost_Bridge_Prerequisites {
 	 */
 	private static function latest_cart_version(): array {
 		global $wpdb;
-		$id = $wpdb->get_var( "SELECT ID FROM {$wpdb->posts} WHERE post_type = 'booking' AND post_status NOT IN ('trash', 'auto-draft') ORDER BY ID DESC LIMIT 1" );
+		$id = $wpdb->get_var(
+			"SELECT ID FROM {$wpdb->posts} WHERE post_type = 'booking' AND post_status NOT IN ('trash', 'auto-draft')
+			ORDER BY ID DESC LIMIT 1"
+		);
 		if ( ! $id ) {
 			return array(
 				'booking_id' => null,

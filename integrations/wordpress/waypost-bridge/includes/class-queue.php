@@ -16,7 +16,8 @@
  * backoff, a parked state, revision checks against a newer state), and this class does exactly that with dbDelta and a
  * schema version. Keep it so unless the floor rises to what Action Scheduler needs and it becomes reachable.
  *
- * Every SQL statement on the table is here; the forwarder and the sender only call these methods.
+ * Every statement that writes the table is here (class-queue-stats.php reads it for the page, class-queue-schema.php
+ * creates it, class-queue-runner.php drives the retries); the forwarder and the sender only call these methods.
  *
  * @package WaypostBridge
  */
@@ -26,92 +27,18 @@ if ( ! defined( 'ABSPATH' ) ) {
 }
 
 /**
- * Durable queue table `{$wpdb->prefix}waypost_queue` and its WP-Cron worker.
+ * Durable queue table `{$wpdb->prefix}waypost_queue`: its rows.
  */
 class Waypost_Bridge_Queue {
-
-	/** Bump when the table definition changes; `plugins_loaded` runs dbDelta again when the stored one is older. */
-	public const SCHEMA_VERSION = '1';
-
-	public const SCHEMA_OPTION = 'waypost_bridge_queue_schema';
-
-	/** The WP-Cron hook that retries due rows (a single event at the next due time). */
-	public const CRON_HOOK = 'waypost_bridge_retry_queue';
-
-	/** A recurring safety net, in case a single event is ever lost. */
-	public const CRON_HOOK_HOURLY = 'waypost_bridge_retry_queue_hourly';
 
 	/** Backoff: the first retry after 1 minute, doubling, at most 1 hour apart. */
 	public const BACKOFF_MIN = 60;
 	public const BACKOFF_MAX = 3600;
 
-	/** One cron run sends at most this many rows and stops after this many seconds (the rest wait for the next run). */
-	public const RUN_LIMIT  = 200;
-	public const RUN_BUDGET = 20.0;
-
-	/**
-	 * Hooks: schema upgrade for a copied-in plugin, the cron worker and its schedule.
-	 */
-	public static function register(): void {
-		add_action( 'plugins_loaded', array( __CLASS__, 'maybe_install' ), 1 );
-		add_action( self::CRON_HOOK, array( __CLASS__, 'cron' ) );
-		add_action( self::CRON_HOOK_HOURLY, array( __CLASS__, 'cron' ) );
-	}
-
 	/** The table's full name. */
 	public static function table(): string {
 		global $wpdb;
 		return $wpdb->prefix . 'waypost_queue';
-	}
-
-	/**
-	 * Creates or upgrades the table (activation, and `plugins_loaded` when the stored schema version is older).
-	 */
-	public static function install(): void {
-		global $wpdb;
-		require_once ABSPATH . 'wp-admin/includes/upgrade.php';
-		$table   = self::table();
-		$charset = $wpdb->get_charset_collate();
-		// dbDelta's format: two spaces after PRIMARY KEY, one column or key per line.
-		dbDelta(
-			"CREATE TABLE {$table} (
-  id bigint(20) unsigned NOT NULL AUTO_INCREMENT,
-  resource varchar(20) NOT NULL,
-  record_id bigint(20) unsigned NOT NULL,
-  op varchar(10) NOT NULL DEFAULT 'put',
-  attempts int(10) unsigned NOT NULL DEFAULT 0,
-  next_attempt_at datetime NULL DEFAULT NULL,
-  last_error text NULL,
-  revision int(10) unsigned NOT NULL DEFAULT 0,
-  created_at datetime NOT NULL,
-  updated_at datetime NOT NULL,
-  PRIMARY KEY  (id),
-  UNIQUE KEY resource_record (resource,record_id),
-  KEY next_attempt_at (next_attempt_at)
-) {$charset};"
-		);
-		update_option( self::SCHEMA_OPTION, self::SCHEMA_VERSION, true );
-		if ( ! wp_next_scheduled( self::CRON_HOOK_HOURLY ) ) {
-			wp_schedule_event( time() + HOUR_IN_SECONDS, 'hourly', self::CRON_HOOK_HOURLY );
-		}
-		$next = self::next_due(); // Rows kept over a deactivation (which unscheduled their retry).
-		if ( null !== $next ) {
-			self::schedule( $next );
-		}
-	}
-
-	/**
-	 * A plugin copied into wp-content/plugins (or updated by copying) is never "activated": create the table here.
-	 * The option is autoloaded, so this costs no query once the table exists.
-	 */
-	public static function maybe_install(): void {
-		try {
-			if ( version_compare( (string) get_option( self::SCHEMA_OPTION, '0' ), self::SCHEMA_VERSION, '<' ) ) {
-				self::install();
-			}
-		} catch ( \Throwable $e ) {
-			self::log( 'could not create the queue table: ' . $e->getMessage() );
-		}
 	}
 
 	/**
@@ -127,13 +54,22 @@ class Waypost_Bridge_Queue {
 	 * @param int|null    $due      Unix time for 'deferred'.
 	 * @return int|null|false When the row is due (Unix time); null when parked; false when it could not be written.
 	 */
-	public static function push( $resource, $id, $op = 'put', $error = null, $kind = 'failed', $due = null ) {
+	public static function push(
+		string $resource,
+		int $id,
+		$op = 'put',
+		$error = null,
+		$kind = 'failed',
+		$due = null
+	) {
 		global $wpdb;
 		$table    = self::table();
 		$id       = (int) $id;
 		$op       = 'delete' === $op ? 'delete' : 'put';
 		$now      = time();
-		$existing = $wpdb->get_row( $wpdb->prepare( "SELECT id, attempts, last_error FROM {$table} WHERE resource = %s AND record_id = %d", $resource, $id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		$select   = "SELECT id, attempts, last_error FROM {$table} WHERE resource = %s AND record_id = %d";
+		// phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
+		$existing = $wpdb->get_row( $wpdb->prepare( $select, $resource, $id ) );
 		$attempts = $existing ? (int) $existing->attempts : 0;
 		if ( 'deferred' === $kind ) {
 			$next  = self::datetime( null === $due ? $now : max( $now, (int) $due ) );
@@ -142,15 +78,20 @@ class Waypost_Bridge_Queue {
 			++$attempts;
 			$next = 'refused' === $kind ? null : self::datetime( $now + self::backoff( $attempts ) );
 		}
-		$stamp = self::datetime( $now );
-		$sql   = $wpdb->prepare(
-			"INSERT INTO {$table} (resource, record_id, op, attempts, next_attempt_at, last_error, revision, created_at, updated_at)
-			VALUES (%s, %d, %s, %d, " . ( null === $next ? 'NULL' : '%s' ) . ', ' . ( null === $error ? 'NULL' : '%s' ) . ', 0, %s, %s)
-			ON DUPLICATE KEY UPDATE op = VALUES(op), attempts = VALUES(attempts), next_attempt_at = VALUES(next_attempt_at),
-				last_error = VALUES(last_error), revision = revision + 1, updated_at = VALUES(updated_at)', // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		$stamp   = self::datetime( $now );
+		$clipped = null === $error ? null : self::clip( $error );
+		$values  = array( $resource, $id, $op, $attempts, $next, $clipped, $stamp, $stamp );
+		$sql     = $wpdb->prepare(
+			"INSERT INTO {$table}
+				(resource, record_id, op, attempts, next_attempt_at, last_error, revision, created_at, updated_at)
+			VALUES (%s, %d, %s, %d, " . ( null === $next ? 'NULL' : '%s' ) . ', '
+				. ( null === $error ? 'NULL' : '%s' ) . ', 0, %s, %s)
+			ON DUPLICATE KEY UPDATE op = VALUES(op), attempts = VALUES(attempts),
+				next_attempt_at = VALUES(next_attempt_at), last_error = VALUES(last_error), revision = revision + 1,
+				updated_at = VALUES(updated_at)', // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
 			array_values(
 				array_filter(
-					array( $resource, $id, $op, $attempts, $next, null === $error ? null : self::clip( $error ), $stamp, $stamp ),
+					$values,
 					static function ( $v ) {
 						return null !== $v;
 					}
@@ -166,138 +107,8 @@ class Waypost_Bridge_Queue {
 			return null;
 		}
 		$due = (int) strtotime( $next . ' UTC' );
-		self::schedule( $due );
+		Waypost_Bridge_Queue_Runner::schedule( $due );
 		return $due;
-	}
-
-	/** Number of queued rows (waiting for a retry, or parked after a refusal). */
-	public static function count(): int {
-		global $wpdb;
-		$table = self::table();
-		return (int) $wpdb->get_var( "SELECT COUNT(*) FROM {$table}" ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-	}
-
-	/** Number of parked rows (refused by Waypost; retried only on "Retry now" or a newer state). */
-	public static function parked_count(): int {
-		global $wpdb;
-		$table = self::table();
-		return (int) $wpdb->get_var( "SELECT COUNT(*) FROM {$table} WHERE next_attempt_at IS NULL" ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-	}
-
-	/**
-	 * The oldest queued change: array{resource, record_id, created_at (UTC 'Y-m-d H:i:s'), age (seconds)} or null.
-	 */
-	public static function oldest(): ?array {
-		global $wpdb;
-		$table = self::table();
-		$row   = $wpdb->get_row( "SELECT resource, record_id, created_at FROM {$table} ORDER BY created_at ASC, id ASC LIMIT 1", ARRAY_A ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-		if ( ! $row ) {
-			return null;
-		}
-		$row['record_id'] = (int) $row['record_id'];
-		$row['age']       = max( 0, time() - (int) strtotime( $row['created_at'] . ' UTC' ) );
-		return $row;
-	}
-
-	/**
-	 * The most recent error among queued rows: array{error, resource, record_id, attempts, at, next_attempt_at} or null.
-	 */
-	public static function last_error(): ?array {
-		global $wpdb;
-		$table = self::table();
-		$row   = $wpdb->get_row( "SELECT last_error AS error, resource, record_id, attempts, updated_at AS at, next_attempt_at FROM {$table} WHERE last_error IS NOT NULL AND last_error <> '' ORDER BY updated_at DESC, id DESC LIMIT 1", ARRAY_A ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-		if ( ! $row ) {
-			return null;
-		}
-		$row['record_id'] = (int) $row['record_id'];
-		$row['attempts']  = (int) $row['attempts'];
-		return $row;
-	}
-
-	/** The next time a row is due (Unix time), or null when nothing waits for a retry. */
-	public static function next_due(): ?int {
-		global $wpdb;
-		$table = self::table();
-		$next  = $wpdb->get_var( "SELECT MIN(next_attempt_at) FROM {$table} WHERE next_attempt_at IS NOT NULL" ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-		return $next ? (int) strtotime( $next . ' UTC' ) : null;
-	}
-
-	/**
-	 * "Retry now": makes every row due (parked ones too), forgets that Waypost looked down, and runs the queue at once.
-	 *
-	 * @return array{sent:int, failed:int, skipped:int, remaining:int}
-	 */
-	public static function retry_now(): array {
-		global $wpdb;
-		$table = self::table();
-		$wpdb->query( $wpdb->prepare( "UPDATE {$table} SET next_attempt_at = %s", self::datetime( time() ) ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-		if ( class_exists( 'Waypost_Bridge_Forwarder' ) ) {
-			Waypost_Bridge_Forwarder::mark_reachable();
-		}
-		return self::run();
-	}
-
-	/** WP-Cron entry point. */
-	public static function cron(): void {
-		try {
-			self::run();
-		} catch ( \Throwable $e ) {
-			self::log( 'queue run failed: ' . $e->getMessage() );
-		}
-	}
-
-	/**
-	 * Sends due rows, oldest first. Each row is sent with its record's lock held and the record read again, so the
-	 * latest state is what goes out. A network failure or timeout stops the run (Waypost is unreachable: the other
-	 * rows keep their times).
-	 *
-	 * @param int   $limit  Most rows to try.
-	 * @param float $budget Seconds to spend at most.
-	 * @return array{sent:int, failed:int, skipped:int, remaining:int}
-	 */
-	public static function run( $limit = self::RUN_LIMIT, $budget = self::RUN_BUDGET ): array {
-		global $wpdb;
-		$table  = self::table();
-		$result = array(
-			'sent'      => 0,
-			'failed'    => 0,
-			'skipped'   => 0,
-			'remaining' => 0,
-		);
-		if ( ! class_exists( 'Waypost_Bridge_Forwarder' ) ) {
-			return $result;
-		}
-		$deadline = microtime( true ) + $budget;
-		$rows     = $wpdb->get_results( $wpdb->prepare( "SELECT id, resource, record_id, op, revision FROM {$table} WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= %s ORDER BY id ASC LIMIT %d", self::datetime( time() ), (int) $limit ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-		foreach ( (array) $rows as $row ) {
-			$left = $deadline - microtime( true );
-			if ( $left < 0.5 ) {
-				break;
-			}
-			$outcome = Waypost_Bridge_Forwarder::deliver_queued( $row, min( Waypost_Bridge_Forwarder::TIMEOUT * 2.5, $left ) );
-			if ( 'sent' === $outcome['result'] || 'nothing' === $outcome['result'] ) {
-				++$result['sent'];
-			} elseif ( 'busy' === $outcome['result'] ) {
-				++$result['skipped'];
-			} else {
-				++$result['failed'];
-				if ( ! empty( $outcome['unreachable'] ) ) {
-					// Waypost is unreachable: the rows behind this one wait as long as it does (they keep their
-					// order and are not counted as attempts), instead of each waking WP-Cron on its own.
-					$until = $wpdb->get_var( $wpdb->prepare( "SELECT next_attempt_at FROM {$table} WHERE id = %d", (int) $row->id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-					if ( $until ) {
-						$wpdb->query( $wpdb->prepare( "UPDATE {$table} SET next_attempt_at = %s WHERE next_attempt_at IS NOT NULL AND next_attempt_at < %s", $until, $until ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
-					}
-					break;
-				}
-			}
-		}
-		$result['remaining'] = self::count();
-		$next                = self::next_due();
-		if ( null !== $next ) {
-			self::schedule( max( $next, time() + 5 ) );
-		}
-		return $result;
 	}
 
 	/**
@@ -306,10 +117,11 @@ class Waypost_Bridge_Queue {
 	 * @param int $id Row id.
 	 * @return object|null
 	 */
-	public static function row( int $id ) {
+	public static function row( int $id ): ?object {
 		global $wpdb;
 		$table = self::table();
-		return $wpdb->get_row( $wpdb->prepare( "SELECT id, op, revision FROM {$table} WHERE id = %d", $id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		// phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		return $wpdb->get_row( $wpdb->prepare( "SELECT id, op, revision FROM {$table} WHERE id = %d", $id ) );
 	}
 
 	/**
@@ -320,10 +132,12 @@ class Waypost_Bridge_Queue {
 	 * @param string $resource Resource.
 	 * @param int    $id       Record id.
 	 */
-	public static function revision_of( $resource, $id ): ?int {
+	public static function revision_of( string $resource, int $id ): ?int {
 		global $wpdb;
 		$table = self::table();
-		$rev   = $wpdb->get_var( $wpdb->prepare( "SELECT revision FROM {$table} WHERE resource = %s AND record_id = %d", $resource, (int) $id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		$sql   = "SELECT revision FROM {$table} WHERE resource = %s AND record_id = %d";
+		// phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
+		$rev   = $wpdb->get_var( $wpdb->prepare( $sql, $resource, (int) $id ) );
 		return null === $rev ? null : (int) $rev;
 	}
 
@@ -334,13 +148,15 @@ class Waypost_Bridge_Queue {
 	 * @param int      $id       Record id.
 	 * @param int|null $revision Revision read before the send (null: there was no row; nothing to do).
 	 */
-	public static function forget( $resource, $id, ?int $revision ): void {
+	public static function forget( string $resource, int $id, ?int $revision ): void {
 		global $wpdb;
 		if ( null === $revision ) {
 			return;
 		}
 		$table = self::table();
-		$wpdb->query( $wpdb->prepare( "DELETE FROM {$table} WHERE resource = %s AND record_id = %d AND revision = %d", $resource, (int) $id, $revision ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		$sql   = "DELETE FROM {$table} WHERE resource = %s AND record_id = %d AND revision = %d";
+		// phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
+		$wpdb->query( $wpdb->prepare( $sql, $resource, (int) $id, $revision ) );
 	}
 
 	/**
@@ -351,14 +167,18 @@ class Waypost_Bridge_Queue {
 	 * @param string      $result  'sent'|'nothing'|'failed'|'refused'.
 	 * @param string|null $error   The error.
 	 */
-	public static function settle( $row, $result, $error = null ): void {
+	public static function settle( object $row, string $result, ?string $error = null ): void {
 		global $wpdb;
 		$table = self::table();
 		if ( 'sent' === $result || 'nothing' === $result ) {
-			$wpdb->query( $wpdb->prepare( "DELETE FROM {$table} WHERE id = %d AND revision = %d", (int) $row->id, (int) $row->revision ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+			$sql = "DELETE FROM {$table} WHERE id = %d AND revision = %d";
+			// phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
+			$wpdb->query( $wpdb->prepare( $sql, (int) $row->id, (int) $row->revision ) );
 			return;
 		}
-		$current = $wpdb->get_row( $wpdb->prepare( "SELECT attempts, revision FROM {$table} WHERE id = %d", (int) $row->id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		$sql     = "SELECT attempts, revision FROM {$table} WHERE id = %d";
+		// phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
+		$current = $wpdb->get_row( $wpdb->prepare( $sql, (int) $row->id ) );
 		if ( ! $current || (int) $current->revision !== (int) $row->revision ) {
 			return; // Replaced by a newer state meanwhile: that one is due on its own schedule.
 		}
@@ -379,26 +199,54 @@ class Waypost_Bridge_Queue {
 	}
 
 	/**
+	 * The rows due now, oldest first (the runner sends them).
+	 *
+	 * @param int $limit Most rows.
+	 * @return object[] Rows (id, resource, record_id, op, revision).
+	 */
+	public static function due_rows( int $limit ): array {
+		global $wpdb;
+		$table = self::table();
+		$sql   = "SELECT id, resource, record_id, op, revision FROM {$table}
+			WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= %s ORDER BY id ASC LIMIT %d";
+		// phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
+		return (array) $wpdb->get_results( $wpdb->prepare( $sql, self::datetime( time() ), $limit ) );
+	}
+
+	/**
+	 * Waypost is unreachable: the rows due before this one's next attempt wait until then too (they keep their
+	 * order and are not counted as attempts), instead of each waking WP-Cron on its own.
+	 *
+	 * @param int $id The row whose attempt found Waypost unreachable.
+	 */
+	public static function hold_behind( int $id ): void {
+		global $wpdb;
+		$table = self::table();
+		// phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		$until = $wpdb->get_var( $wpdb->prepare( "SELECT next_attempt_at FROM {$table} WHERE id = %d", $id ) );
+		if ( $until ) {
+			$sql = "UPDATE {$table} SET next_attempt_at = %s
+				WHERE next_attempt_at IS NOT NULL AND next_attempt_at < %s";
+			$wpdb->query( $wpdb->prepare( $sql, $until, $until ) ); // phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
+		}
+	}
+
+	/** "Retry now": every row is due now, parked ones too. */
+	public static function make_all_due(): void {
+		global $wpdb;
+		$table = self::table();
+		// phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		$wpdb->query( $wpdb->prepare( "UPDATE {$table} SET next_attempt_at = %s", self::datetime( time() ) ) );
+	}
+
+	/**
 	 * Seconds to wait after the n-th failed attempt: 60, 120, 240, … up to 3600.
 	 *
 	 * @param int $attempts Failed attempts so far (1 or more).
 	 */
-	public static function backoff( $attempts ): int {
+	public static function backoff( int $attempts ): int {
 		$attempts = max( 1, (int) $attempts );
 		return (int) min( self::BACKOFF_MAX, self::BACKOFF_MIN * pow( 2, min( 12, $attempts - 1 ) ) );
-	}
-
-	/**
-	 * Makes sure a retry run is scheduled no later than $when.
-	 *
-	 * @param int $when Unix time.
-	 */
-	public static function schedule( $when ): void {
-		$when = max( time(), (int) $when );
-		$next = wp_next_scheduled( self::CRON_HOOK );
-		if ( false === $next || $next > $when + 30 ) {
-			wp_schedule_single_event( $when, self::CRON_HOOK );
-		}
 	}
 
 	/**
@@ -406,7 +254,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param int $time Unix time.
 	 */
-	private static function datetime( $time ): string {
+	private static function datetime( int $time ): string {
 		return gmdate( 'Y-m-d H:i:s', (int) $time );
 	}
 
@@ -415,7 +263,7 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param string $error Error text.
 	 */
-	private static function clip( $error ): string {
+	private static function clip( string $error ): string {
 		$error = (string) $error;
 		return strlen( $error ) > 1000 ? substr( $error, 0, 997 ) . '...' : $error;
 	}
@@ -425,7 +273,8 @@ class Waypost_Bridge_Queue {
 	 *
 	 * @param string $message Message.
 	 */
-	private static function log( $message ): void {
-		error_log( 'Waypost bridge: ' . $message ); // phpcs:ignore WordPress.PHP.DevelopmentFunctions.error_log_error_log
+	public static function log( string $message ): void {
+		// phpcs:ignore WordPress.PHP.DevelopmentFunctions.error_log_error_log
+		error_log( 'Waypost bridge: ' . $message );
 	}
 }

@@ -104,7 +104,13 @@ class Waypost_Bridge_Sender {
 	/**
 	 * Outcome record.
 	 */
-	public static function outcome( $result, $error = null, $unreachable = false, $slow = false, $method = 'put' ): array {
+	public static function outcome(
+		string $result,
+		?string $error = null,
+		bool $unreachable = false,
+		bool $slow = false,
+		string $method = 'put'
+	): array {
 		return array(
 			'result'      => $result,
 			'error'       => $error,
@@ -154,7 +160,8 @@ class Waypost_Bridge_Sender {
 	private static function is_gone( $resource, $id ): bool {
 		if ( 'reviews' === $resource ) {
 			$comment = get_comment( $id );
-			return ! $comment || in_array( (string) $comment->comment_approved, array( 'trash', 'spam', 'post-trashed' ), true );
+			$gone = array( 'trash', 'spam', 'post-trashed' );
+			return ! $comment || in_array( (string) $comment->comment_approved, $gone, true );
 		}
 		$post = get_post( $id );
 		return ! $post || 'trash' === $post->post_status;
@@ -187,7 +194,8 @@ class Waypost_Bridge_Sender {
 	 */
 	public static function lock( $resource, $id, $wait ): ?bool {
 		global $wpdb;
-		$got = $wpdb->get_var( $wpdb->prepare( 'SELECT GET_LOCK(%s, %d)', self::lock_name( $resource, $id ), (int) $wait ) );
+		$name = self::lock_name( $resource, $id );
+		$got  = $wpdb->get_var( $wpdb->prepare( 'SELECT GET_LOCK(%s, %d)', $name, (int) $wait ) );
 		if ( null === $got ) {
 			return null;
 		}

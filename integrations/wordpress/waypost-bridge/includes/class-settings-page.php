@@ -42,7 +42,8 @@ class Waypost_Bridge_Settings_Page {
 	public static function register(): void {
 		add_action( 'admin_menu', array( __CLASS__, 'menu' ) );
 		add_action( 'admin_enqueue_scripts', array( __CLASS__, 'enqueue' ) );
-		add_filter( 'plugin_action_links_' . plugin_basename( WAYPOST_BRIDGE_FILE ), array( __CLASS__, 'action_links' ) );
+		$links = 'plugin_action_links_' . plugin_basename( WAYPOST_BRIDGE_FILE );
+		add_filter( $links, array( __CLASS__, 'action_links' ) );
 		Waypost_Bridge_Settings_Actions::register();
 	}
 
@@ -96,7 +97,10 @@ class Waypost_Bridge_Settings_Page {
 	 * @param array $links Links.
 	 */
 	public static function action_links( $links ): array {
-		array_unshift( $links, '<a href="' . esc_url( self::url() ) . '">' . esc_html__( 'Settings', 'waypost-bridge' ) . '</a>' );
+		array_unshift( $links, '<a href="' . esc_url( self::url() ) . '">' . esc_html__(
+			'Settings',
+			'waypost-bridge'
+		) . '</a>' );
 		return $links;
 	}
 
@@ -163,11 +167,11 @@ class Waypost_Bridge_Settings_Page {
 	 * @param bool $configured Connection set.
 	 */
 	public static function render_queue( bool $configured ): void {
-		$count         = Waypost_Bridge_Queue::count();
-		$parked        = $count ? Waypost_Bridge_Queue::parked_count() : 0;
-		$oldest        = $count ? Waypost_Bridge_Queue::oldest() : null;
-		$error         = $count ? Waypost_Bridge_Queue::last_error() : null;
-		$next          = $count ? Waypost_Bridge_Queue::next_due() : null;
+		$count         = Waypost_Bridge_Queue_Stats::count();
+		$parked        = $count ? Waypost_Bridge_Queue_Stats::parked_count() : 0;
+		$oldest        = $count ? Waypost_Bridge_Queue_Stats::oldest() : null;
+		$error         = $count ? Waypost_Bridge_Queue_Stats::last_error() : null;
+		$next          = $count ? Waypost_Bridge_Queue_Stats::next_due() : null;
 		$cron_disabled = Waypost_Bridge_Backfill::wp_cron_disabled();
 		include WAYPOST_BRIDGE_DIR . '/views/html-queue.php';
 	}
@@ -195,14 +199,14 @@ class Waypost_Bridge_Settings_Page {
 	}
 
 	/**
-	 * Backfill progress for the page, from Waypost_Bridge_Backfill::status().
+	 * Backfill progress for the page, from Waypost_Bridge_Backfill_State::status().
 	 *
 	 * @return array{running: bool, started: bool, finished: bool, done: int, sent: int, unchanged: int, failed: int,
 	 *               skipped: int, total: int, error: ?string}
 	 */
 	public static function backfill_status(): array {
 		try {
-			$raw = (array) Waypost_Bridge_Backfill::status();
+			$raw = (array) Waypost_Bridge_Backfill_State::status();
 		} catch ( \Throwable $e ) {
 			$raw = array( 'last_error' => $e->getMessage() );
 		}
@@ -234,8 +238,10 @@ class Waypost_Bridge_Settings_Page {
 	 * @param array $s Status from backfill_status().
 	 */
 	public static function backfill_text( array $s ): string {
+		// Sent: Waypost stored a change; unchanged: Waypost had them as they are; skipped: not sendable (half-written,
+		// unapproved).
 		$counts = sprintf(
-			/* translators: 1: done, 2: total, 3: sent (Waypost stored a change), 4: unchanged (Waypost had them as they are), 5: skipped (not sendable: half-written, unapproved), 6: failed */
+			/* translators: 1: done, 2: total, 3: sent, 4: unchanged, 5: skipped, 6: failed (counts of records) */
 			__( '%1$s of %2$s records (%3$s sent, %4$s unchanged, %5$s skipped, %6$s failed)', 'waypost-bridge' ),
 			number_format_i18n( $s['done'] ),
 			number_format_i18n( $s['total'] ),
@@ -257,7 +263,8 @@ class Waypost_Bridge_Settings_Page {
 			$text = sprintf( __( 'Stopped at %s. "Send existing records" resumes it.', 'waypost-bridge' ), $counts );
 		}
 		if ( $s['error'] ) {
-			$text .= ' ' . sprintf( /* translators: %s: error */ __( 'Last error: %s', 'waypost-bridge' ), $s['error'] );
+			/* translators: %s: error */
+			$text .= ' ' . sprintf( __( 'Last error: %s', 'waypost-bridge' ), $s['error'] );
 		}
 		return $text;
 	}
