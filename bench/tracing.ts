@@ -4,7 +4,7 @@
 // latency turns, so "off costs nothing" is measured against the code before tracing. Short turns by default
 // (BENCH_EVENTS 2000, 1 webhook, BENCH_LATENCY_SECONDS 5); any BENCH_* variable set is passed on.
 // Writes bench/results/tracing.json; bench/results/webhooks.json is left as it was.
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,15 +37,19 @@ interface Row {
   latency?: { latency_ms: { p50: number; p95: number; p99: number }; baseline?: { latency_ms: { p99: number } } };
 }
 
-/** One bench/webhooks.ts run; its report (the JSON it prints last). */
-function turn(on: boolean): Row {
+/** One bench/webhooks.ts run (a child: this process keeps answering as the sink); its report (the JSON it prints). */
+async function turn(on: boolean): Promise<Row> {
   const env: NodeJS.ProcessEnv = { ...SHORT, ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('OTEL_')) delete env[k];
   if (on) Object.assign(env, { OTEL_EXPORTER_OTLP_ENDPOINT: collector, OTEL_SERVICE_NAME: 'waypost-bench' });
   else env.BENCH_BASELINE_REF = BASELINE;
   if (on) delete env.BENCH_BASELINE_REF;
-  const stdout = execFileSync(process.execPath, ['--import', 'tsx', 'bench/webhooks.ts'],
-    { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/webhooks.ts'],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (c: Buffer) => { stdout += String(c); });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`bench/webhooks.ts (tracing ${on ? 'on' : 'off'}) exited with ${code}`);
   return (JSON.parse(stdout.slice(stdout.indexOf('{'))) as { results: Row[] }).results[0];
 }
 
@@ -55,7 +59,7 @@ try {
     for (const on of [false, true]) {
       console.error(`round ${r}/${ROUNDS}: tracing ${on ? 'on' : 'off'}…`);
       const before = exports;
-      const row = turn(on);
+      const row = await turn(on);
       turns.push({ tracing: on ? 'on' : 'off', row, exports: exports - before });
     }
   }

@@ -70,7 +70,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
   try {
     if (options.migrate !== false) await migrate(store.db);
     // Process-wide, from the process's OTEL_* variables (not `options.env`): the SDK reads those itself.
-    const traced = await startTracing(config.version);
+    const traced = await startTracing(config.version, (message) => log.warn(`tracing: ${message}`));
     if (traced) log.info('tracing on: spans go to the exporter the OTEL_* variables name');
   } catch (err) {
     await store.close();
@@ -112,7 +112,9 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
       if (opsApp) await opsApp.close();
       await closeApi(core);
       await closeWebhooks(core);
-      await tracing()?.flush(); // the spans still buffered; the provider stays for another Waypost in this process
+      // The spans still buffered (the provider stays, for another Waypost in this process). A collector that is
+      // down loses them, and never fails the close.
+      await tracing()?.flush().catch((err: Error) => log.warn({ err }, 'tracing: the last spans were not exported'));
       await store.close();
     },
   };

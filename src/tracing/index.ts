@@ -30,8 +30,10 @@ export function tracingWanted(env: Env): boolean {
  * Starts tracing once per process when the environment asks for it (OpenTelemetry's provider, context and
  * propagator are process-wide: a second Waypost in the same process shares them). Null when off.
  */
-export async function startTracing(version: string, env: Env = process.env): Promise<Tracing | null> {
+export async function startTracing(
+  version: string, warn: (message: string) => void, env: Env = process.env,
+): Promise<Tracing | null> {
   if (started || !tracingWanted(env)) return started;
-  starting ??= import('./sdk.js').then((sdk) => (started = sdk.startSdk(version, env)));
+  starting ??= import('./sdk.js').then((sdk) => (started = sdk.startSdk(version, env, warn)));
   return starting;
 }

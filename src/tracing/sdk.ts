@@ -3,7 +3,8 @@
 // sampler (OTEL_TRACES_SAMPLER, default parentbased_always_on), the batch processor (OTEL_BSP_*), the resource
 // (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES). Waypost only picks the exporter the variables name.
 import {
-  context, propagation, ROOT_CONTEXT, SpanKind as OtelKind, SpanStatusCode, trace, type Context, type Span,
+  context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind as OtelKind, SpanStatusCode, trace,
+  type Context, type Span,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -34,8 +35,11 @@ function exporterFor(env: Env): SpanExporter {
   throw new ConfigError(variable, `expected http/protobuf or http/json (grpc is not bundled), got "${protocol}"`);
 }
 
-/** Builds, registers and returns the process's tracing. */
-export function startSdk(version: string, env: Env): Tracing {
+/** Builds, registers and returns the process's tracing; the SDK's warnings (an export that failed) go to `warn`. */
+export function startSdk(version: string, env: Env, warn: (message: string) => void): Tracing {
+  const ignore = () => undefined;
+  const say = (message: string, ...args: unknown[]) => warn([message, ...args.map(String)].join(' '));
+  diag.setLogger({ error: say, warn: say, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.WARN);
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'waypost', [ATTR_SERVICE_VERSION]: version })
     .merge(detectResources({ detectors: [envDetector] })); // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES win
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporterFor(env))] });

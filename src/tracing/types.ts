@@ -28,6 +28,6 @@ export interface Tracing {
   start(name: string, options: SpanOptions): SpanHandle & { end(): void };
   /** The active span's `traceparent`, or null outside any span. */
   activeTraceparent(): string | null;
-  /** Exports what is buffered (at shutdown, and for tests). */
+  /** Exports what is buffered (at shutdown, and for tests); rejects when the collector cannot be reached. */
   flush(): Promise<void>;
 }
