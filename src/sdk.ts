@@ -18,6 +18,7 @@ import type { Resource } from './records/schemas.js';
 import { closeWebhooks, installWebhooks, startWorker, type Worker } from './webhooks/index.js';
 import { closeApi, installApi } from './api/install.js';
 import { KnownCommonSearches } from './api/search-memo.js';
+import { startTracing, tracing } from './tracing/index.js';
 
 export interface WaypostOptions {
   /** Environment to read configuration from (default: process.env). */
@@ -68,6 +69,9 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
   };
   try {
     if (options.migrate !== false) await migrate(store.db);
+    // Process-wide, from the process's OTEL_* variables (not `options.env`): the SDK reads those itself.
+    const traced = await startTracing(config.version, (message) => log.warn(`tracing: ${message}`));
+    if (traced) log.info('tracing on: spans go to the exporter the OTEL_* variables name');
   } catch (err) {
     await store.close();
     throw err;
@@ -108,6 +112,9 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
       if (opsApp) await opsApp.close();
       await closeApi(core);
       await closeWebhooks(core);
+      // The spans still buffered (the provider stays, for another Waypost in this process). A collector that is
+      // down loses them, and never fails the close.
+      await tracing()?.flush().catch((err: Error) => log.warn({ err }, 'tracing: the last spans were not exported'));
       await store.close();
     },
   };

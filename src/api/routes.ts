@@ -20,6 +20,7 @@ import {
   DetailParams, LIST_QUERIES, NoQuery, ProblemSchema, RECORD_SCHEMAS, TestAnswer, type ListQuery,
 } from './schemas.js';
 import { apiValidatorCompiler } from './validation.js';
+import { installRequestSpans } from '../tracing/http.js';
 
 const problem = (description: string) => ({
   description, content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
@@ -54,6 +55,12 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     for (const schema of Object.values(RECORD_SCHEMAS)) api.addSchema(schema);
     await registerOpenApi(api, core);
     registerPostman(api, core);
+
+    // A span per request (tracing on), from before authentication to the answer, with the cache's outcome.
+    installRequestSpans(api, (_req, reply): Record<string, string> => {
+      const cache = reply.getHeader('x-cache');
+      return typeof cache === 'string' ? { 'waypost.cache': cache.toLowerCase() } : {};
+    });
 
     // The API is read-only: any other method on an API path is 405, whatever the path. Answered first, before the
     // credentials are checked or a body is read (a broken or empty JSON body must not turn it into a 400).

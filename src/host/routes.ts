@@ -12,6 +12,7 @@ import { hostTokenCheck } from './token.js';
 import { runBatch } from './batch.js';
 import { guardJsonBodies, scopeBodyLimit, type JsonShapeLimits } from '../http/body-limits.js';
 import { demoWarning } from './demo-guard.js';
+import { inRequestSpan } from '../tracing/http.js';
 
 // What the host may send (docs/security.md), sized from what the WordPress bridge really sends, measured with the
 // bridge's own mapper and wp_json_encode on the WP Travel Engine fixtures: a booking operation is 580-650 bytes and
@@ -74,27 +75,29 @@ export async function hostRoutes(app: FastifyInstance, opts: HostRoutesOptions):
     if (!valid) throw unauthorized('invalid_host_token', 'The host token is not valid.');
   });
 
-  app.put('/:resource/:id', { schema: { params: Params }, bodyLimit: RECORD_BODY_LIMIT }, async (req, reply) => {
-    const { resource, id } = parseParams(req);
-    const result = await putRecord(core, resource, id, req.body);
-    return reply
-      .code(result.created ? 201 : 200)
-      .send({ created: result.created, changed: result.changed, record: result.record });
-  });
+  // Each request is a span (tracing on), a child of the bridge's traceparent: the writes and outbox inserts nest in it.
+  app.put('/:resource/:id', { schema: { params: Params }, bodyLimit: RECORD_BODY_LIMIT }, (req, reply) =>
+    inRequestSpan(req, reply, async () => {
+      const { resource, id } = parseParams(req);
+      const result = await putRecord(core, resource, id, req.body);
+      return reply
+        .code(result.created ? 201 : 200)
+        .send({ created: result.created, changed: result.changed, record: result.record });
+    }));
 
-  app.delete('/:resource/:id', { schema: { params: Params } }, async (req, reply) => {
+  app.delete('/:resource/:id', { schema: { params: Params } }, (req, reply) => inRequestSpan(req, reply, async () => {
     const { resource, id } = parseParams(req, true);
     const removed = await deleteRecord(core, resource, id);
     if (!removed) throw notFound(`${resource} ${id}`);
     return reply.code(204).send();
-  });
+  }));
 
   // Each operation is a single PUT/DELETE of its own (src/host/batch.ts): 200 with one result per operation.
   // Its answer warns of a demo here: the bridge's *Test connection* (an empty batch) shows it before a site connects.
-  app.post('/batch', { bodyLimit: BATCH_BODY_LIMIT }, async (req) => {
+  app.post('/batch', { bodyLimit: BATCH_BODY_LIMIT }, (req, reply) => inRequestSpan(req, reply, async () => {
     const results = await runBatch(core, req.body);
     return { results, ...await demoWarning(core.db) };
-  });
+  }));
 
   for (const routes of opts.more ?? []) await app.register(routes, { core });
 }

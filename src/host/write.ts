@@ -22,6 +22,7 @@ import type { RecordChange } from './changes.js';
 import { lockNames } from '../store/locks.js';
 import { retryOnConflict, writeLockNames, writeTransaction } from './locks.js';
 import { namedRecords, refuseDemoRecords } from './demo-guard.js';
+import { tracing } from '../tracing/index.js';
 
 type Db = Kysely<Database>;
 
@@ -43,6 +44,22 @@ export async function putRecord<R extends Resource>(
   id: number,
   body: unknown,
   options: WriteOptions = {},
+): Promise<PutResult<R>> {
+  const traced = tracing();
+  if (!traced) return put(core, resource, id, body, options);
+  return traced.span('waypost.record.write', { attributes: recordAttributes('put', resource, id) }, async (span) => {
+    const result = await put(core, resource, id, body, options);
+    span.setAttributes({ 'waypost.record.created': result.created, 'waypost.record.changed': result.changed });
+    return result;
+  });
+}
+
+/** A write span's record: which one, and how (tracing on). */
+const recordAttributes = (op: 'put' | 'delete', resource: Resource, id: number) =>
+  ({ 'waypost.record.operation': op, 'waypost.resource': resource, 'waypost.record.id': id });
+
+async function put<R extends Resource>(
+  core: Core, resource: R, id: number, body: unknown, options: WriteOptions,
 ): Promise<PutResult<R>> {
   const idProblem = hostIdProblem(id);
   if (idProblem) throw invalidParameter('id', idProblem);
@@ -69,6 +86,16 @@ export async function deleteRecord(
   id: number,
   options: WriteOptions = {},
 ): Promise<boolean> {
+  const traced = tracing();
+  if (!traced) return remove(core, resource, id, options);
+  return traced.span('waypost.record.write', { attributes: recordAttributes('delete', resource, id) }, async (span) => {
+    const removed = await remove(core, resource, id, options);
+    span.setAttributes({ 'waypost.record.changed': removed });
+    return removed;
+  });
+}
+
+async function remove(core: Core, resource: Resource, id: number, options: WriteOptions): Promise<boolean> {
   const { done: changes, cutOff } = await writeTransaction(core.db, async (trx) => {
     await lockNames(trx, writeLockNames(resource, id, null));
     await refuseDemoRecords(trx, namedRecords(resource, id, null));

@@ -9,6 +9,7 @@ import { PAID_PAYMENT_STATUSES, type Booking, type Payment } from '../records/sc
 import type { Database } from '../store/tables.js';
 import type { EventType } from './catalog.js';
 import { queueDeliveries, recordEvent } from './outbox.js';
+import { tracing } from '../tracing/index.js';
 
 type Db = Kysely<Database>;
 
@@ -101,12 +102,31 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
     const subscribed = webhooks.filter((w) => w.events.includes(type));
     if (subscribed.length === 0) continue;
     if (change.resource === 'payments' && (await paymentAlreadyCompleted(trx, change.id))) continue;
-    const eventId = await recordEvent(trx, core, {
-      type, resource: change.resource, recordId: change.id, data: change.after,
-      previousAttributes: type === 'booking.created' ? null : previous,
-    });
-    const deliveries = subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type }));
-    queued += (await queueDeliveries(trx, core, deliveries)).length;
+    const insert = async (): Promise<{ eventId: string; ids: string[] }> => {
+      const eventId = await recordEvent(trx, core, {
+        type, resource: change.resource, recordId: change.id, data: change.after,
+        previousAttributes: type === 'booking.created' ? null : previous,
+      });
+      const deliveries = subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type }));
+      return { eventId, ids: await queueDeliveries(trx, core, deliveries) };
+    };
+    const traced = tracing();
+    queued += (traced ? await outboxSpan(traced, type, change, insert) : await insert()).ids.length;
   }
   return queued;
+}
+
+/** The outbox insert as a span: the event stores its context, so the deliveries' attempts become its children. */
+function outboxSpan(
+  traced: NonNullable<ReturnType<typeof tracing>>, type: string, change: RecordChange,
+  insert: () => Promise<{ eventId: string; ids: string[] }>,
+): Promise<{ eventId: string; ids: string[] }> {
+  const attributes = {
+    'waypost.event.type': type, 'waypost.resource': change.resource, 'waypost.record.id': change.id,
+  };
+  return traced.span('waypost.outbox.insert', { attributes }, async (span) => {
+    const done = await insert();
+    span.setAttributes({ 'waypost.event.id': done.eventId, 'waypost.deliveries': done.ids.length });
+    return done;
+  });
 }

@@ -6,6 +6,7 @@ import type { Core } from '../core.js';
 import { newId } from '../ids.js';
 import type { Database } from '../store/tables.js';
 import { announceQueued } from './delivery/queue/index.js';
+import { tracing } from '../tracing/index.js';
 
 type Db = Kysely<Database>;
 
@@ -32,8 +33,15 @@ export async function recordEvent(db: Db, core: Core, event: NewEvent): Promise<
     previous_attributes: event.previousAttributes ? JSON.stringify(event.previousAttributes) : null,
     test: event.test ? 1 : 0,
     created_at: new Date(now).toISOString(),
+    // Only when tracing is on and a span is active (the outbox insert's): the statement is unchanged otherwise.
+    ...traceContext(),
   }).execute();
   return id;
+}
+
+function traceContext(): { traceparent: string } | Record<string, never> {
+  const traceparent = tracing()?.activeTraceparent();
+  return traceparent ? { traceparent } : {};
 }
 
 export interface NewDelivery {

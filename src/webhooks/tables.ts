@@ -27,6 +27,8 @@ export interface EventRow {
   previous_attributes: string | null; // JSON, `*.updated` events: the changed fields' values before the write
   test: number; // 1 for `webhooks test` sample events
   created_at: string;
+  /** W3C traceparent of the outbox insert that queued it (tracing on): its attempts' spans are its children. */
+  traceparent?: string | null;
 }
 
 export type { DeliveryStatus, RecoverJobStatus };

@@ -12,6 +12,8 @@ import { buildRequest, type OutgoingRequest, type Prepared } from './request.js'
 import { summary, waitForHolder, type AttemptResult } from './result.js';
 import { deliveryMetrics } from './metrics.js';
 import { afterFailure, alertLevel, receiverSignal, type Outcome } from './schedule.js';
+import { tracing, type SpanHandle } from '../../tracing/index.js';
+import { attemptSpan } from './trace.js';
 
 export type { AttemptResult };
 
@@ -63,12 +65,22 @@ export async function attemptDelivery(core: Core, id: string, options: AttemptOp
     return { ...summary(loaded.delivery, 0), status: 'cancelled', outcome: cancelled, cancelReason: ready };
   }
 
-  // send
+  const traced = tracing();
+  if (traced) return attemptSpan(traced, ready, (span) => send(core, queue, ready, owner, options, span));
+  return send(core, queue, ready, owner, options, null);
+}
+
+/** Builds and sends the request (with the attempt span's traceparent, tracing on), then settles the outcome. */
+async function send(
+  core: Core, queue: DeliveryQueue, ready: Prepared, owner: string, options: AttemptOptions, span: SpanHandle | null,
+): Promise<AttemptResult> {
+  const id = ready.delivery.id;
   let request: OutgoingRequest;
   let sent: SendResult;
   try {
     const built = buildRequest(core, ready);
     request = built instanceof Promise ? await built : built;
+    if (span) request.headers.traceparent = span.traceparent();
   } catch (err) {
     // The secret cannot be opened (WAYPOST_SECRET_KEY missing or different): nothing is sent, and the attempt fails
     // like any other, so it shows in the log, follows the retry schedule and alerts.
