@@ -100,7 +100,7 @@ describe.each(DIALECTS)('webhook chart counters on %s', (dialect) => {
     clock.advance(25 * 3_600_000);
     expect((await stats(app, auth, hook.id)).totals).toMatchObject({ succeeded: 0, retried: 0, failed: 0 });
     expect((await stats(app, auth, hook.id, '7d')).totals).toMatchObject({ succeeded: 4, retried: 1, failed: 1 });
-  });
+  }, 90_000);
 
   it('answers 400 for an unknown range and 404 for an unknown webhook', async () => {
     receiver = await startReceiver();
@@ -136,5 +136,5 @@ describe.each(DIALECTS)('webhook chart counters on %s', (dialect) => {
     const view = await stats(await a.app(), await adminHeaders(a), hook.id);
     expect(view.totals).toMatchObject({ succeeded: 200, retried: 0, failed: 0 });
     expect(view.health.streak).toEqual({ kind: 'succeeding', attempts: 200 });
-  });
+  }, 90_000);
 });
