@@ -10,6 +10,8 @@ export interface ChartSeries {
   color: string;
   values: Array<number | null>;
   dash?: number[];
+  /** Dots at each value: a series with gaps (latency has none where nothing was sent) may have lone points. */
+  points?: boolean;
 }
 
 interface Props {
@@ -36,6 +38,7 @@ export function TimeChart({ title, starts, series, format = String, formatStart 
       height: 200,
       series: [{}, ...series.map((s) => ({
         label: s.label, stroke: s.color, width: 2, dash: s.dash, spanGaps: false,
+        ...(s.points ? { points: { show: true, size: 6, fill: s.color } } : {}),
         value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)),
       }))],
       axes: [{}, { values: (_u, ticks) => ticks.map((t) => format(t)), size: 60 }],

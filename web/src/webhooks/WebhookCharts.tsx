@@ -37,8 +37,8 @@ export function WebhookCharts({ webhooks }: { webhooks: Webhook[] }) {
     { label: 'Failed', color: '#d1242f', values: view.points.map((p) => p.failed), dash: [2, 2] },
   ] : []), [view]);
   const latency = useMemo<ChartSeries[]>(() => (view ? [
-    { label: 'p50', color: '#0b5cff', values: view.points.map((p) => p.p50_ms) },
-    { label: 'p95', color: '#8250df', values: view.points.map((p) => p.p95_ms), dash: [6, 3] },
+    { label: 'p50', color: '#0b5cff', values: view.points.map((p) => p.p50_ms), points: true },
+    { label: 'p95', color: '#8250df', values: view.points.map((p) => p.p95_ms), dash: [6, 3], points: true },
   ] : []), [view]);
   if (webhooks.length === 0) return null;
   const h = view?.health;
