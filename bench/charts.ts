@@ -58,7 +58,7 @@ async function run(dialect: TestDialect) {
       const chunk = Array.from({ length: Math.min(500, COUNT - from) }, (_, k) => entry(from + k, hooks));
       await upsertStats(wp.core.db, statRows(chunk)).execute();
     }
-    const key = await createApiKey(wp.core, { label: 'bench', permissions: ['bookings:read'] });
+    const key = await createApiKey(wp.core, { label: 'bench', permissions: ['bookings.read'] });
     for (let k = 0; k < 5; k++) {
       const keyId = k === 0 ? key.id : `key_bench_${k}`;
       const rows = Array.from({ length: 720 }, (_, h) => ({ key_id: keyId, hour: NOW - 30 * DAY + h * 3_600_000,
