@@ -62,7 +62,8 @@ export function TimeChart({ title, starts, series, format = String, formatStart 
           onClick={() => setAsTable(!asTable)}>{asTable ? 'Show chart' : 'Show table'}</button>
       </div>
       {asTable ? (
-        <div className="table-wrap chart-table">
+        // The table scrolls inside its box: focusable, so a keyboard can scroll it (axe: scrollable-region-focusable).
+        <div className="table-wrap chart-table" tabIndex={0} role="region" aria-label={`${title}, as a table`}>
           <table className="table">
             <caption className="visually-hidden">{title}</caption>
             <thead>
