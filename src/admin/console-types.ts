@@ -6,3 +6,6 @@ export type {
 } from '../webhooks/views.js';
 export type { AlertLevel, AlertStatus, AlertView } from '../alerts/views.js';
 export type { KeyUsage, UsageCounts } from '../api/views.js';
+export type {
+  ChartRange, DeliveryPoint, KeyUsageSeries, UsagePoint, WebhookHealth, WebhookStatsView,
+} from '../webhooks/stats/views.js';

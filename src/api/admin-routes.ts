@@ -10,6 +10,7 @@ import {
 } from './keys.js';
 import { apiServices } from './install.js';
 import { usageByKey } from './usage.js';
+import { keyUsageSeries } from './usage-series.js';
 
 // One type list, not a union: Fastify's coercion would turn 0 into null in a union with null.
 const RateLimit = Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 });
@@ -66,5 +67,11 @@ export async function keyAdminRoutes(app: FastifyInstance, opts: { core: Core })
   app.get('/keys/usage', async () => {
     await apiServices(core).usage.flush(); // include this process's unflushed counts
     return { days: 7, keys: await usageByKey(core, 7) };
+  });
+
+  // One key's calls over a range by status class (2xx, 4xx, 429, 5xx), from hourly counters: the console's chart.
+  app.get('/keys/:id/usage/series', { schema: { params: IdParams } }, async (req) => {
+    await apiServices(core).usage.flush();
+    return keyUsageSeries(core, (req.params as { id: string }).id, (req.query as { range?: unknown }).range);
   });
 }

@@ -1,8 +1,13 @@
-// Per-key API usage (requests, 4xx, 429 per day). Counted in memory and flushed to api_usage every few seconds
-// and on close: one upsert per key and day, never one write per request.
+// Per-key API usage (requests, 4xx, 429 per day; and per hour by status class for the console's chart, issue 37).
+// Counted in memory and flushed to api_usage and api_usage_hours every few seconds and on close, in one
+// transaction: one upsert per key and day and one per key and hour, never one write per request.
 import { sql } from 'kysely';
 import type { Core } from '../core.js';
+import type { ApiUsageHourRow } from './tables.js';
 import type { KeyUsage, UsageCounts as Counts } from './views.js';
+
+type HourCounts = Omit<ApiUsageHourRow, 'key_id' | 'hour'>;
+const HOUR_MS = 3_600_000;
 
 export type { KeyUsage };
 
@@ -14,6 +19,7 @@ const addCounts = (a: Counts, b: Counts): Counts => ({
 
 export class UsageCounter {
   private pending = new Map<string, Counts>();
+  private pendingHours = new Map<string, HourCounts>();
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -24,13 +30,21 @@ export class UsageCounter {
   }
 
   record(keyId: string, status: number): void {
-    const day = new Date(this.core.clock.now()).toISOString().slice(0, 10);
+    const nowMs = this.core.clock.now();
+    const day = new Date(nowMs).toISOString().slice(0, 10);
     const k = `${keyId}|${day}`;
     const c = this.pending.get(k) ?? { requests: 0, client_errors: 0, rate_limited: 0 };
     c.requests += 1;
     if (status >= 400 && status < 500) c.client_errors += 1;
     if (status === 429) c.rate_limited += 1;
     this.pending.set(k, c);
+    const hk = `${keyId}|${Math.floor(nowMs / HOUR_MS) * HOUR_MS}`;
+    const h = this.pendingHours.get(hk) ?? { ok: 0, client_errors: 0, rate_limited: 0, server_errors: 0 };
+    if (status === 429) h.rate_limited += 1;
+    else if (status >= 500) h.server_errors += 1;
+    else if (status >= 400) h.client_errors += 1;
+    else h.ok += 1; // 2xx, and 304 Not Modified (a cached answer is a served call)
+    this.pendingHours.set(hk, h);
   }
 
   /** Writes the pending counts in one transaction (serialised, so two flushes never add the same counts). */
@@ -40,11 +54,25 @@ export class UsageCounter {
   }
 
   private async write(): Promise<void> {
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.pendingHours.size === 0) return;
     const batch = this.pending;
+    const hours = this.pendingHours;
     this.pending = new Map();
+    this.pendingHours = new Map();
     try {
       await this.core.db.transaction().execute(async (trx) => {
+        // Sorted: concurrent flushes of two processes lock the same rows in the same order.
+        for (const k of [...hours.keys()].sort()) {
+          const c = hours.get(k)!;
+          const [key_id, hour] = k.split('|');
+          const add = (col: keyof HourCounts) => sql<number>`api_usage_hours.${sql.ref(col)} + ${c[col]}`;
+          await trx.insertInto('api_usage_hours').values({ key_id, hour: Number(hour), ...c })
+            .onConflict((oc) => oc.columns(['key_id', 'hour']).doUpdateSet({
+              ok: add('ok'), client_errors: add('client_errors'), rate_limited: add('rate_limited'),
+              server_errors: add('server_errors'),
+            }))
+            .execute();
+        }
         for (const [k, c] of batch) {
           const [key_id, day] = k.split('|');
           await trx.insertInto('api_usage').values({ key_id, day, ...c })
@@ -61,6 +89,13 @@ export class UsageCounter {
       for (const [k, c] of batch) {
         const p = this.pending.get(k) ?? { requests: 0, client_errors: 0, rate_limited: 0 };
         this.pending.set(k, addCounts(p, c));
+      }
+      for (const [k, c] of hours) {
+        const p = this.pendingHours.get(k) ?? { ok: 0, client_errors: 0, rate_limited: 0, server_errors: 0 };
+        this.pendingHours.set(k, {
+          ok: p.ok + c.ok, client_errors: p.client_errors + c.client_errors,
+          rate_limited: p.rate_limited + c.rate_limited, server_errors: p.server_errors + c.server_errors,
+        });
       }
       throw err;
     }

@@ -13,6 +13,7 @@ import {
 } from './manage.js';
 import { getJob, listJobs, startRecover } from './recover/index.js';
 import { graceFromBody, rotateSecret } from './rotation.js';
+import { webhookStats, webhooksHealth } from './stats/read.js';
 import { sendTestEvent } from './test-send.js';
 
 type IdParams = { Params: { id: string } };
@@ -31,6 +32,11 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
   app.get('/events', async () => EVENT_TYPES);
 
   app.get('/webhooks', async () => listWebhooks(core));
+  // The charts (src/webhooks/stats/): answered from counters kept in the write path, never from the delivery log.
+  app.get<{ Querystring: { range?: string } }>('/webhooks/health', async (req) =>
+    webhooksHealth(core, req.query.range));
+  app.get<IdParams & { Querystring: { range?: string } }>('/webhooks/:id/stats', async (req) =>
+    webhookStats(core, req.params.id, req.query.range));
   app.post('/webhooks', async (req, reply) => reply.code(201).send(await createWebhook(core, req.body)));
   app.get<IdParams>('/webhooks/:id', async (req) => getWebhook(core, req.params.id));
   app.patch<IdParams>('/webhooks/:id', async (req) => updateWebhook(core, req.params.id, req.body));

@@ -3,6 +3,7 @@
 // WAYPOST_LOG_RETENTION_DAYS). Pending deliveries are never pruned. Runs on worker processes (startRetention).
 import type { Core } from '../core.js';
 import { iso } from '../records/normalize.js';
+import { pruneStats } from './stats/read.js';
 
 const DAY_MS = 86_400_000;
 const BATCH = 500;
@@ -13,6 +14,8 @@ export interface PruneResult {
   attempts: number;
   events: number;
   alerts: number;
+  /** Chart counter rows (webhook_stats, api_usage_hours) past what the charts show or the retention. */
+  counters: number;
 }
 
 /** The effective retention in days: the console's setting, else WAYPOST_LOG_RETENTION_DAYS. */
@@ -23,7 +26,7 @@ export async function retentionDays(core: Core): Promise<number> {
 /** Deletes log entries older than the retention, in small transactions so writers are never blocked for long. */
 export async function pruneDeliveryLog(core: Core): Promise<PruneResult> {
   const cutoff = iso(core.clock.now() - (await retentionDays(core)) * DAY_MS);
-  const result: PruneResult = { cutoff, deliveries: 0, attempts: 0, events: 0, alerts: 0 };
+  const result: PruneResult = { cutoff, deliveries: 0, attempts: 0, events: 0, alerts: 0, counters: 0 };
 
   for (;;) {
     const ids = (await core.db.selectFrom('deliveries').select('id')
@@ -51,6 +54,7 @@ export async function pruneDeliveryLog(core: Core): Promise<PruneResult> {
   result.events = Number(events.numDeletedRows);
   const alerts = await core.db.deleteFrom('alerts').where('created_at', '<', cutoff).executeTakeFirst();
   result.alerts = Number(alerts.numDeletedRows);
+  result.counters = await pruneStats(core, Date.parse(cutoff));
 
   if (result.deliveries + result.events + result.alerts > 0) core.log.info(result, 'delivery log pruned');
   return result;

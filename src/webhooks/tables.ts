@@ -90,6 +90,23 @@ export interface RecoverJobRow {
   finished_at: string | null;
 }
 
+/**
+ * Chart counters (migration 0025, src/webhooks/stats/): attempts of a webhook per minute ('m') or hour ('h') and
+ * outcome, with a latency histogram (l0…l11, bounds in stats/counts.ts); unit 'all' is the webhook's health row.
+ */
+export interface WebhookStatRow {
+  webhook_id: string;
+  unit: 'm' | 'h' | 'all';
+  bucket: number; // ms: the minute's or hour's start; 0 on the health row
+  outcome: '' | 'succeeded' | 'retried' | 'failed'; // '' on the health row
+  n: number;
+  l0: number; l1: number; l2: number; l3: number; l4: number; l5: number;
+  l6: number; l7: number; l8: number; l9: number; l10: number; l11: number;
+  last_success: number | null; // ms; health row only
+  last_failure: number | null; // ms; health row only
+  streak: number; // health row: > 0 consecutive successful attempts, < 0 consecutive failed ones
+}
+
 export interface WebhookTables {
   webhooks: WebhookRow;
   events: EventRow;
@@ -97,4 +114,5 @@ export interface WebhookTables {
   delivery_attempts: DeliveryAttemptRow;
   webhook_throttle: WebhookThrottleRow;
   recover_jobs: RecoverJobRow;
+  webhook_stats: WebhookStatRow;
 }

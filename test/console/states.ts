@@ -111,7 +111,12 @@ export async function walkStates(env: ConsoleEnv, page: Page, visit: (state: str
   await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
 
   await page.locator('tr[data-webhook="Legacy ERP"]', { hasText: 'Auto-disabled' }).waitFor();
+  await page.getByTestId('webhook-health').waitFor();
   await show('webhooks-auto-disabled');
+  // The delivery charts' text alternative (issue 37): the first chart as a table.
+  await page.getByRole('button', { name: 'Show table' }).first().click();
+  await page.getByRole('table', { name: 'Attempts by outcome' }).waitFor();
+  await show('webhooks-chart-table');
   await app('#/webhooks/new');
   await page.getByRole('heading', { name: 'Add webhook' }).waitFor();
   await show('webhook-new');
@@ -137,7 +142,11 @@ export async function walkStates(env: ConsoleEnv, page: Page, visit: (state: str
 
   await app('#/keys');
   await page.locator('tr[data-key]').first().waitFor();
+  await page.getByTestId('key-usage-totals').waitFor();
   await show('keys');
+  await page.getByRole('button', { name: 'Show table' }).click();
+  await page.getByRole('table', { name: 'Calls by status' }).waitFor();
+  await show('keys-chart-table');
   await page.getByRole('button', { name: 'Add key', exact: true }).click();
   const addKey = page.getByRole('dialog', { name: 'Add API key' });
   await addKey.waitFor();

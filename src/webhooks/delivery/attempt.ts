@@ -27,7 +27,7 @@ export const sendRequest: Sender = (core, r, signal) => sendWebhook(core.config,
  * delivery keeps its lease until the batch is written).
  */
 export interface SuccessSink {
-  record(attempt: DeliveryAttemptRow, now: string): Promise<void> | void;
+  record(attempt: DeliveryAttemptRow, now: string, webhookId: string): Promise<void> | void;
 }
 
 export interface AttemptOptions {
@@ -150,7 +150,7 @@ async function settle(
     cancelReason,
   });
   if (success) {
-    const written = successes.record(attemptRow, now);
+    const written = successes.record(attemptRow, now, p.webhook.id);
     if (written) await written;
     deliveryMetrics(core).outcome('succeeded', p.webhook.id);
     return result({ kind: 'succeeded' }, null, null);
@@ -168,6 +168,7 @@ async function settle(
       : null;
   const written = await queue.recordFailure({
     attempt: attemptRow,
+    webhookId: p.webhook.id,
     status: planned.kind === 'retry' ? 'pending' : 'failed',
     nextAttemptAt: planned.kind === 'retry' ? planned.at : null,
     now,
@@ -190,7 +191,7 @@ async function settle(
 }
 
 function recordAtOnce(queue: DeliveryQueue): SuccessSink {
-  return { record: (attempt, now) => queue.recordSuccesses([{ attempt, now }]) };
+  return { record: (attempt, now, webhookId) => queue.recordSuccesses([{ attempt, now, webhookId }]) };
 }
 
 function truncate(s: string, n: number): string {

@@ -16,8 +16,8 @@ export class SuccessBatch implements SuccessSink {
   constructor(private readonly core: Core, private readonly queue: DeliveryQueue) {}
 
   /** Queues the success; it is written within a few milliseconds (the receiver already has it). */
-  record(attempt: DeliveryAttemptRow, now: string): void {
-    this.pending.push({ attempt, now });
+  record(attempt: DeliveryAttemptRow, now: string, webhookId: string): void {
+    this.pending.push({ attempt, now, webhookId });
     this.flushing ??= this.flush();
   }
 

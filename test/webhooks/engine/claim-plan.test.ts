@@ -76,7 +76,8 @@ describe.runIf(DIALECTS.includes('postgres'))('delivery claim plan (postgres)', 
       await client.query('SET plan_cache_mode = force_generic_plan');
       await client.query(`PREPARE claim_generic AS ${claim.sql}`);
       const run = `EXECUTE claim_generic(${claim.parameters.map((p) => pgLiteral(p)).join(', ')})`;
-      const success = withValues(successStatement(fresh.core.db).compile())({ now: '2027-01-01', attempts: '[]' });
+      const success = withValues(successStatement(fresh.core.db).compile())({ now: '2027-01-01', attempts: '[]',
+        counts: '[]' });
       await client.query(`PREPARE success_generic AS ${success.sql}`);
       const written = `EXECUTE success_generic(${success.parameters.map((p) => pgLiteral(p)).join(', ')})`;
       // The generic plans are made now, on an empty table, and kept.

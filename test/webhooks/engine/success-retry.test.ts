@@ -47,11 +47,11 @@ describe.each(DIALECTS)('success batch after a lost connection (%s)', (dialect) 
         .where('delivery_id', '=', claimed.id).execute();
       return { status: d.status, leased: d.lease_owner !== null, attempts: rows.length };
     };
-    return { queue, attempt, state, lines, now: new Date(now).toISOString() };
+    return { queue, attempt, state, lines, now: new Date(now).toISOString(), webhookId: claimed.webhookId };
   }
 
   it('writes the batch again when the connection dropped before it committed', async () => {
-    const { queue, attempt, state, lines, now } = await setup();
+    const { queue, attempt, state, lines, now, webhookId } = await setup();
     let calls = 0;
     const flaky: DeliveryQueue = Object.assign(Object.create(queue) as DeliveryQueue, {
       recordSuccesses: async (items: Parameters<DeliveryQueue['recordSuccesses']>[0]) => {
@@ -60,7 +60,7 @@ describe.each(DIALECTS)('success batch after a lost connection (%s)', (dialect) 
       },
     });
     const batch = new SuccessBatch(wp!.core, flaky);
-    batch.record(attempt, now);
+    batch.record(attempt, now, webhookId);
     await batch.idle();
     expect(calls).toBe(2);
     // Recorded: no worker will claim it again and send it twice.
@@ -70,7 +70,7 @@ describe.each(DIALECTS)('success batch after a lost connection (%s)', (dialect) 
   });
 
   it('is done when the lost write had committed (the retry finds its attempt rows)', async () => {
-    const { queue, attempt, state, lines, now } = await setup();
+    const { queue, attempt, state, lines, now, webhookId } = await setup();
     let calls = 0;
     const answerLost: DeliveryQueue = Object.assign(Object.create(queue) as DeliveryQueue, {
       recordSuccesses: async (items: Parameters<DeliveryQueue['recordSuccesses']>[0]) => {
@@ -79,20 +79,20 @@ describe.each(DIALECTS)('success batch after a lost connection (%s)', (dialect) 
       },
     });
     const batch = new SuccessBatch(wp!.core, answerLost);
-    batch.record(attempt, now);
+    batch.record(attempt, now, webhookId);
     await batch.idle();
     expect(await state()).toEqual({ status: 'succeeded', leased: false, attempts: 1 });
     expect(lines.filter((l) => l.level >= 50)).toEqual([]);
   });
 
   it('gives up after a few tries and leaves the delivery to its lease', async () => {
-    const { queue, attempt, state, lines, now } = await setup();
+    const { queue, attempt, state, lines, now, webhookId } = await setup();
     let calls = 0;
     const down: DeliveryQueue = Object.assign(Object.create(queue) as DeliveryQueue, {
       recordSuccesses: async () => { calls++; throw terminated(); },
     });
     const batch = new SuccessBatch(wp!.core, down);
-    batch.record(attempt, now);
+    batch.record(attempt, now, webhookId);
     await batch.idle();
     expect(calls).toBe(5);
     expect(await state()).toEqual({ status: 'pending', leased: true, attempts: 0 });

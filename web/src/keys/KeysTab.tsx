@@ -14,6 +14,7 @@ import { useView } from '../components/view';
 import { CreateKeyDialog } from './CreateKeyDialog';
 import { EditKeyDialog } from './EditKeyDialog';
 import { PostmanLink } from './PostmanLink';
+import { KeyUsageChart } from './KeyUsageChart';
 import { windowText, type RateLimitInfo } from './KeyForm';
 import { describePermissions } from './permissions';
 
@@ -112,6 +113,7 @@ export function KeysTab() {
           </table>
         </div>
       )}
+      {keys && <KeyUsageChart keys={keys} />}
       {adding && (
         <CreateKeyDialog limits={limits} apiUrl={data?.api_url ?? null} onClose={() => setAdding(false)}
           onCreated={() => void refresh()} />

@@ -14,11 +14,15 @@ import { useActiveToggle } from './useActiveToggle';
 import { RecoverDialog } from './RecoverDialog';
 import { useState } from 'react';
 import { useView } from '../components/view';
+import { rateText, streakText, WebhookCharts } from './WebhookCharts';
+import type { WebhookHealth } from '../types';
 
 export function WebhooksTab() {
   const { data, error, refresh } = usePolling(async () => {
-    const [webhooks, events] = await Promise.all([get<Webhook[]>('/webhooks'), get<EventTypeInfo[]>('/events')]);
-    return { webhooks, labels: new Map(events.map((e) => [e.type, e.label])) };
+    const [webhooks, events, health] = await Promise.all([get<Webhook[]>('/webhooks'), get<EventTypeInfo[]>('/events'),
+      get<{ items: WebhookHealth[] }>('/webhooks/health?range=24h')]);
+    return { webhooks, labels: new Map(events.map((e) => [e.type, e.label])),
+      health: new Map(health.items.map((h) => [h.webhook_id, h])) };
   }, []);
   const { setActive, busyId: busy, dialogs } = useActiveToggle(refresh);
   const heading = useView('Webhooks');
@@ -54,7 +58,8 @@ export function WebhooksTab() {
             <thead>
               <tr>
                 <th scope="col">Webhook</th><th scope="col">Events</th><th scope="col">Status</th>
-                <th scope="col">Last delivery</th><th scope="col"><span className="visually-hidden">Actions</span></th>
+                <th scope="col">Last delivery</th><th scope="col">Health (24 h)</th>
+                <th scope="col"><span className="visually-hidden">Actions</span></th>
               </tr>
             </thead>
             <tbody>
@@ -100,6 +105,10 @@ export function WebhooksTab() {
                       </a>
                     ) : <span className="muted">No deliveries yet</span>}
                   </td>
+                  <td className="small" data-testid="health-cell">
+                    <div className="strong">{rateText(data.health.get(w.id))} succeeded</div>
+                    <div className="muted">{streakText(data.health.get(w.id))}</div>
+                  </td>
                   <td className="actions">
                     {isAutoDisabled(w) && (
                       <button type="button" className="button button-small button-primary"
@@ -120,6 +129,7 @@ export function WebhooksTab() {
           </table>
         </div>
       )}
+      {data && <WebhookCharts webhooks={data.webhooks} />}
       {dialogs}
       {recovering && (
         <RecoverDialog webhook={recovering} onClose={() => setRecovering(null)} onDone={() => void refresh()} />

@@ -6,6 +6,7 @@ import type { Database } from '../../../store/tables.js';
 import { readRows } from '../../../store/read.js';
 import { listValues, slot, slots, withValues } from '../../../store/prepared.js';
 import { disableWebhook } from '../../disable.js';
+import { statRows, upsertStats, type StatEntry } from '../../stats/counts.js';
 import type { DeliveryRow, EventRow, WebhookRow } from '../../tables.js';
 import type {
   ClaimRequest, Claimed, DeliveryQueue, FailureRecord, FailureWritten, LoadedDelivery, SuccessItem, Wakeups,
@@ -116,6 +117,7 @@ export abstract class BaseQueue implements DeliveryQueue {
     await this.core.db.transaction().execute(async (trx) => {
       await trx.insertInto('delivery_attempts').values(items.map((i) => i.attempt)).execute();
       await markSucceeded(trx, now, items.map((i) => i.attempt.delivery_id)).execute();
+      await upsertStats(trx, statRows(successEntries(items))).execute();
     });
   }
 
@@ -146,6 +148,11 @@ export abstract class BaseQueue implements DeliveryQueue {
         updated_at: f.now,
         completed_at: finished ? (current?.completed_at ?? f.now) : null,
       }).where('id', '=', id).execute();
+      const entry: StatEntry = {
+        webhookId: f.webhookId, atMs: Date.parse(f.now), durationMs: f.attempt.duration_ms,
+        outcome: status === 'pending' ? 'retried' : 'failed',
+      };
+      await upsertStats(trx, statRows([entry])).execute();
       if (status === 'failed' && f.disable) await disableWebhook(trx, this.core, f.disable.webhookId, f.disable.reason);
       return { status, cancelReason: current?.cancel_reason ?? null };
     });
@@ -155,6 +162,13 @@ export abstract class BaseQueue implements DeliveryQueue {
     this.core.bus.on('deliveries.queued', onWake);
     return { close: async () => { this.core.bus.off('deliveries.queued', onWake); } };
   }
+}
+
+/** The chart counters' view of a batch of successes (src/webhooks/stats/counts.ts). */
+export function successEntries(items: readonly SuccessItem[]): StatEntry[] {
+  return items.map((i) => ({
+    webhookId: i.webhookId, atMs: Date.parse(i.now), durationMs: i.attempt.duration_ms, outcome: 'succeeded',
+  }));
 }
 
 /** Each delivery with its webhook and event, from rows read together. */

@@ -10,7 +10,8 @@ import type { Core } from '../../../core.js';
 import { slot, withValues } from '../../../store/prepared.js';
 import type { Database } from '../../../store/tables.js';
 import type { DeliveryRow, EventRow, WebhookRow } from '../../tables.js';
-import { BaseQueue, claimStatement, claimedFrom, joinLoaded, succeededValues } from './base.js';
+import { addToStored, statRows } from '../../stats/counts.js';
+import { BaseQueue, claimStatement, claimedFrom, joinLoaded, succeededValues, successEntries } from './base.js';
 import { DELIVERY_CHANNEL, listenForDeliveries } from './listen.js';
 import type { ClaimRequest, Claimed, SuccessItem, Wakeups } from './types.js';
 
@@ -62,7 +63,8 @@ export class PostgresQueue extends BaseQueue {
     if (items.length === 0) return;
     // JSON.stringify escapes the bodies natively; pg's array literals escaped each string in JavaScript.
     const attempts = JSON.stringify(items.map((i) => i.attempt));
-    const { sql: text, parameters } = this.successQuery({ now: items[items.length - 1].now, attempts });
+    const counts = JSON.stringify(statRows(successEntries(items)));
+    const { sql: text, parameters } = this.successQuery({ now: items[items.length - 1].now, attempts, counts });
     await this.pools.engine().query({ name: 'waypost_successes', text, values: parameters as unknown[] });
   }
 
@@ -81,9 +83,13 @@ export class PostgresQueue extends BaseQueue {
 /**
  * `WITH written AS (INSERT … SELECT FROM json_populate_recordset(attempts) RETURNING delivery_id) UPDATE deliveries
  * … WHERE id = ANY(ARRAY(the written delivery ids))`: the attempt rows' JSON keys are the table's column names.
+ * The `counted` CTE adds the batch's chart counters (webhooks/stats/counts.ts) in the same statement.
  */
 export function successStatement(db: Kysely<Database>) {
   return db
+    .with('counted', (w) => w.insertInto('webhook_stats')
+      .expression(sql`SELECT * FROM json_populate_recordset(NULL::webhook_stats, ${slot('counts')}::json)`)
+      .onConflict(addToStored))
     .with('written', (w) => w.insertInto('delivery_attempts')
       .expression(sql`SELECT * FROM json_populate_recordset(NULL::delivery_attempts, ${slot('attempts')}::json)`)
       .returning('delivery_id'))

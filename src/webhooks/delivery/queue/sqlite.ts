@@ -8,8 +8,9 @@ import type { Core } from '../../../core.js';
 import { readRows } from '../../../store/read.js';
 import { slot, step, withValues } from '../../../store/prepared.js';
 import type { SqliteWriter, WriteStep } from '../../../store/sqlite-writer.js';
-import type { DeliveryAttemptRow, DeliveryRow, EventRow, WebhookRow } from '../../tables.js';
-import { BaseQueue, claimStatement, claimedFrom, joinLoaded, markSucceeded } from './base.js';
+import type { DeliveryAttemptRow, DeliveryRow, EventRow, WebhookRow, WebhookStatRow } from '../../tables.js';
+import { statRows, upsertStats } from '../../stats/counts.js';
+import { BaseQueue, claimStatement, claimedFrom, joinLoaded, markSucceeded, successEntries } from './base.js';
 import type { ClaimRequest, Claimed, SuccessItem } from './types.js';
 
 const ATTEMPT_COLUMNS = [
@@ -41,10 +42,17 @@ export class SqliteQueue extends BaseQueue {
     const row = Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, slot(c)])) as unknown as DeliveryAttemptRow;
     const insert = withValues(db.insertInto('delivery_attempts').values(row).compile());
     const update = withValues(markSucceeded(db, slot('now'), [slot('id')]).compile());
-    this.successSteps = (items, now) => items.flatMap(({ attempt }) => [
-      step(insert(attempt as unknown as Record<string, unknown>)),
-      step(update({ now, id: attempt.delivery_id })),
-    ]);
+    const statColumns = Object.keys(statRows([{ webhookId: '', atMs: 0, durationMs: 0, outcome: 'failed' }])[0]);
+    const statRow = Object.fromEntries(statColumns.map((c) => [c, slot(c)])) as unknown as WebhookStatRow;
+    const upsert = withValues(upsertStats(db, [statRow]).compile());
+    this.successSteps = (items, now) => [
+      ...items.flatMap(({ attempt }) => [
+        step(insert(attempt as unknown as Record<string, unknown>)),
+        step(update({ now, id: attempt.delivery_id })),
+      ]),
+      // The batch's chart counters, in its transaction (a few rows per webhook: its minute, hour and health).
+      ...statRows(successEntries(items)).map((r) => step(upsert(r as unknown as Record<string, unknown>))),
+    ];
   }
 
   /** Starts the writer thread now rather than on the first claim (about 25 ms), when the file has one. */

@@ -30,11 +30,15 @@ export interface ClaimRequest {
 export interface SuccessItem {
   attempt: DeliveryAttemptRow;
   now: string;
+  /** The delivery's webhook: its chart counters are added in the same write (src/webhooks/stats/). */
+  webhookId: string;
 }
 
 /** A failed attempt and what it leads to: another try at `nextAttemptAt`, or the end (`failed`). */
 export interface FailureRecord {
   attempt: DeliveryAttemptRow;
+  /** The delivery's webhook, whose chart counters the failure adds to in its transaction. */
+  webhookId: string;
   status: 'pending' | 'failed';
   nextAttemptAt: number | null;
   now: string;
