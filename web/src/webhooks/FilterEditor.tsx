@@ -68,7 +68,9 @@ export function FilterEditor({ text, events, error, onChange }: Props) {
           <div className="chips">
             {fields.map((f) => (
               <button key={f.path} type="button" className="chip chip-button mono"
-                title={f.values?.join(', ') ?? f.kind} onClick={() => onChange(addCondition(text, template(f)))}>{f.path}</button>
+                title={f.values?.join(', ') ?? f.kind} onClick={() => onChange(addCondition(text, template(f)))}>
+                {f.path}
+              </button>
             ))}
           </div>
         </details>
