@@ -29,10 +29,12 @@ export interface FilterPreview {
  * The last PREVIEW_EVENTS real (not test) events of the types, newest first. One query per type, each an index
  * walk on events (type, id) that stops at 50 rows, so the cost does not grow with the table.
  */
+export const lastEventsOfType = (db: Core['db'], type: string) => db.selectFrom('events')
+  .select(['id', 'type', 'created_at', 'data', 'previous_attributes'])
+  .where('type', '=', type).where('test', '=', 0).orderBy('id', 'desc').limit(PREVIEW_EVENTS);
+
 async function lastEvents(core: Core, types: readonly EventType[]) {
-  const perType = await Promise.all(types.map((type) => core.db.selectFrom('events')
-    .select(['id', 'type', 'created_at', 'data', 'previous_attributes'])
-    .where('type', '=', type).where('test', '=', 0).orderBy('id', 'desc').limit(PREVIEW_EVENTS).execute()));
+  const perType = await Promise.all(types.map((type) => lastEventsOfType(core.db, type).execute()));
   // Event ids are time-sortable: the greatest are the newest.
   return perType.flat().sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, PREVIEW_EVENTS);
 }
