@@ -3,7 +3,7 @@
 // and throw AppErrors naming the field, so bad input is a 400 problem, never a 500.
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core.js';
-import { EVENT_TYPES } from './catalog.js';
+import { EVENT_TYPES, isEventType } from './catalog.js';
 import {
   getDelivery, listAlerts, listDeliveries, listLogWebhooks, redeliver, type DeliveryQuery,
 } from './delivery-log.js';
@@ -11,6 +11,8 @@ import {
   createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, regenerateSecret,
   revealSecret, updateWebhook,
 } from './manage.js';
+import { filterFields } from './filters/fields.js';
+import { previewFromBody } from './filters/preview.js';
 import { getJob, listJobs, startRecover } from './recover/index.js';
 import { graceFromBody, rotateSecret } from './rotation.js';
 import { webhookStats, webhooksHealth } from './stats/read.js';
@@ -30,6 +32,14 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
   });
 
   app.get('/events', async () => EVENT_TYPES);
+
+  // Payload filters: the fields the chosen event types carry (the editor's suggestions), and a filter tried on the
+  // last 50 real events of those types before it is saved.
+  app.get<{ Querystring: { events?: string } }>('/events/fields', async (req) => {
+    const types = (req.query.events ?? '').split(',').filter(isEventType);
+    return { items: filterFields(types.length > 0 ? types : undefined) };
+  });
+  app.post('/webhooks/preview-filter', async (req) => previewFromBody(core, req.body));
 
   app.get('/webhooks', async () => listWebhooks(core));
   // The charts (src/webhooks/stats/): answered from counters kept in the write path, never from the delivery log.

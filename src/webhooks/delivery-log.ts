@@ -182,7 +182,10 @@ export async function getDelivery(core: Core, id: string): Promise<DeliveryDetai
     ...delivery,
     attempt_count: delivery.attempts,
     event: event
-      ? { id: event.id, type: event.type, created_at: event.created_at, data: parseJson(event.data, null) }
+      ? {
+        id: event.id, type: event.type, created_at: event.created_at, data: parseJson(event.data, null),
+        skipped_by_filter: parseJson(event.skipped_by_filter ?? null, []),
+      }
       : null,
     attempts: attempts.map((a) => ({
       attempt: a.attempt,

@@ -8,6 +8,7 @@ import { isLegacyEngine } from '../records/normalize.js';
 import { PAID_PAYMENT_STATUSES, type Booking, type Payment } from '../records/schemas.js';
 import type { Database } from '../store/tables.js';
 import type { EventType } from './catalog.js';
+import { splitByFilter } from './filters/apply.js';
 import { queueDeliveries, recordEvent } from './outbox.js';
 import { tracing } from '../tracing/index.js';
 
@@ -73,12 +74,13 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 interface Subscriber {
   id: string;
   events: string[];
+  filter: string | null;
 }
 
 async function activeSubscribers(db: Db): Promise<Subscriber[]> {
-  const rows = await db.selectFrom('webhooks').select(['id', 'events'])
+  const rows = await db.selectFrom('webhooks').select(['id', 'events', 'filter'])
     .where('active', '=', 1).where('deleted_at', 'is', null).orderBy('id').execute();
-  return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[] }));
+  return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[], filter: r.filter ?? null }));
 }
 
 /** A payment completes once: a paid → refunded → paid payment does not fire again. */
@@ -102,12 +104,16 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
     const subscribed = webhooks.filter((w) => w.events.includes(type));
     if (subscribed.length === 0) continue;
     if (change.resource === 'payments' && (await paymentAlreadyCompleted(trx, change.id))) continue;
+    const previousAttributes = type === 'booking.created' ? null : previous;
+    // A webhook whose filter skips the event gets no delivery; the event is kept and says who skipped it.
+    const envelope = { data: change.after, previous_attributes: previousAttributes };
+    const { send, skipped } = splitByFilter(subscribed, envelope);
     const insert = async (): Promise<{ eventId: string; ids: string[] }> => {
       const eventId = await recordEvent(trx, core, {
-        type, resource: change.resource, recordId: change.id, data: change.after,
-        previousAttributes: type === 'booking.created' ? null : previous,
+        type, resource: change.resource, recordId: change.id, data: change.after, previousAttributes,
+        skippedByFilter: skipped.map((w) => w.id),
       });
-      const deliveries = subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type }));
+      const deliveries = send.map((w) => ({ webhookId: w.id, eventId, eventType: type }));
       return { eventId, ids: await queueDeliveries(trx, core, deliveries) };
     };
     const traced = tracing();

@@ -9,6 +9,7 @@ import { iso } from '../records/normalize.js';
 import type { Database } from '../store/tables.js';
 import { EVENT_TYPE_NAMES, isEventType, type EventType } from './catalog.js';
 import { cancelPending, disableWebhook } from './disable.js';
+import { filterColumns, filterView, type FilterView } from './filters/save.js';
 import { previousSecretExpiry, rotateSecret, type RotatedSecret } from './rotation.js';
 import { generateSecret, openSecret, sealSecret } from './secrets.js';
 import { checkTargetUrl } from './ssrf.js';
@@ -24,7 +25,7 @@ export interface LastDelivery {
   created_at: string;
 }
 
-export interface WebhookView {
+export interface WebhookView extends FilterView {
   id: string;
   name: string;
   url: string;
@@ -52,11 +53,12 @@ export interface WebhookInput {
   events?: unknown;
   active?: unknown;
   max_per_second?: unknown;
+  filter?: unknown;
 }
 
 export const DISABLED_BY_ADMIN = 'Disabled by an admin.';
 export const DELETED_REASON = 'The webhook was deleted.';
-const FIELDS = ['name', 'url', 'events', 'active', 'max_per_second'];
+const FIELDS = ['name', 'url', 'events', 'active', 'max_per_second', 'filter'];
 export const MAX_PER_SECOND_LIMIT = 1000;
 
 const invalid = (field: string, detail: string) => badRequest('invalid_field', `${field}: ${detail}`, { field });
@@ -134,6 +136,7 @@ function view(row: WebhookRow, last: LastDelivery | null, now: number): WebhookV
     warning: urlWarning(row.url),
     previous_secret_expires_at: previousSecretExpiry(row, now),
     max_per_second: row.max_per_second ?? null,
+    ...filterView(row),
   };
 }
 
@@ -179,6 +182,7 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
   const active = input.active === undefined ? true : checkActive(input.active);
   const maxPerSecond = input.max_per_second === undefined ? null : checkMaxPerSecond(input.max_per_second);
   const { url, warning } = await checkUrl(core, input.url);
+  const filter = await filterColumns(core, input.filter ?? null, events);
   const secret = generateSecret();
   const now = core.clock.now();
   const row: WebhookRow = {
@@ -191,6 +195,7 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
     previous_secret_expires_at: null,
     active: active ? 1 : 0,
     max_per_second: maxPerSecond,
+    ...filter,
     disabled_reason: null, // created inactive: nobody disabled it, and nothing was cancelled
     created_at: iso(now),
     updated_at: iso(now),
@@ -202,8 +207,8 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
 }
 
 /**
- * Changes any of name, url, events, active, max_per_second (null clears it). Re-enabling clears disabled_reason;
- * disabling cancels what is pending.
+ * Changes any of name, url, events, active, max_per_second (null clears it), filter (null clears it). Re-enabling
+ * clears disabled_reason; disabling cancels what is pending.
  */
 export async function updateWebhook(core: Core, id: string, body: unknown): Promise<WebhookView> {
   const input = checkBody(body);
@@ -214,6 +219,12 @@ export async function updateWebhook(core: Core, id: string, body: unknown): Prom
   const active = input.active === undefined ? undefined : checkActive(input.active);
   let warning: string | null | undefined;
   if (input.url !== undefined) ({ url: changes.url, warning } = await checkUrl(core, input.url));
+  if (input.filter !== undefined || changes.events !== undefined) {
+    // A filter is checked against the event types it will see: the new ones, or the stored ones.
+    const stored = await findRow(core.db, id);
+    const events = JSON.parse(changes.events ?? stored.events) as EventType[];
+    Object.assign(changes, await filterColumns(core, input.filter, events, stored.filter ?? null));
+  }
   await core.db.transaction().execute(async (trx) => {
     const row = await findRow(trx, id);
     changes.updated_at = iso(core.clock.now());

@@ -18,6 +18,8 @@ export interface NewEvent {
   /** `*.updated` events: the fields that changed, with their values before the write (the envelope's key). */
   previousAttributes?: Record<string, unknown> | null;
   test?: boolean;
+  /** The webhooks whose payload filter skipped the event (they get no delivery). */
+  skippedByFilter?: string[];
 }
 
 /** Inserts an event row; returns its id (`evt_…`). */
@@ -32,6 +34,7 @@ export async function recordEvent(db: Db, core: Core, event: NewEvent): Promise<
     data: JSON.stringify(event.data),
     previous_attributes: event.previousAttributes ? JSON.stringify(event.previousAttributes) : null,
     test: event.test ? 1 : 0,
+    skipped_by_filter: event.skippedByFilter?.length ? JSON.stringify(event.skippedByFilter) : null,
     created_at: new Date(now).toISOString(),
     // Only when tracing is on and a span is active (the outbox insert's): the statement is unchanged otherwise.
     ...traceContext(),

@@ -13,6 +13,9 @@ export interface WebhookRow {
   active: number; // 0/1
   max_per_second: number | null; // deliveries per second across all workers (1-1000); null: unlimited
   disabled_reason: string | null; // why it was auto-disabled (or disabled by an admin)
+  // Optional here: inserts written before migration 0023 (tests, benchmarks) name no filter.
+  filter?: string | null; // JSON payload filter (src/webhooks/filters/); null: every event of its types
+  filter_preview?: string | null; // JSON {matched, total, checked_at}: the filter over recent events, when saved
   created_at: string;
   updated_at: string;
   deleted_at: string | null; // soft delete: the delivery log keeps its history
@@ -26,6 +29,7 @@ export interface EventRow {
   data: string; // JSON: the record exactly as the API shows it
   previous_attributes: string | null; // JSON, `*.updated` events: the changed fields' values before the write
   test: number; // 1 for `webhooks test` sample events
+  skipped_by_filter?: string | null; // JSON array of the webhook ids whose filter skipped it; null: none
   created_at: string;
   /** W3C traceparent of the outbox insert that queued it (tracing on): its attempts' spans are its children. */
   traceparent?: string | null;

@@ -67,7 +67,8 @@ export interface AttemptView {
 /** A delivery with its event envelope; `attempts` is the list here (its count is `attempt_count`). */
 export interface DeliveryDetail extends Omit<DeliveryView, 'attempts'> {
   attempt_count: number;
-  event: { id: string; type: string; created_at: string; data: unknown } | null;
+  /** skipped_by_filter: the webhooks whose payload filter skipped this event (they got no delivery of it). */
+  event: { id: string; type: string; created_at: string; data: unknown; skipped_by_filter: string[] } | null;
   attempts: AttemptView[];
 }
 

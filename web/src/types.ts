@@ -29,6 +29,10 @@ export interface Webhook {
   previous_secret_expires_at: string | null;
   /** At most this many deliveries a second, across all workers; null: no limit. */
   max_per_second: number | null;
+  /** The payload filter (docs/webhooks.md "Filters"); null: every event of its types. */
+  filter: unknown;
+  /** What the filter's preview found when it was saved. */
+  filter_preview: { matched: number; total: number; checked_at: string } | null;
 }
 
 export interface TestResult {

@@ -1,5 +1,5 @@
-// `waypost webhooks create|list|show|update|enable|disable|delete|test|secret|rotate-secret|events`: the same
-// service functions as the console and its admin JSON API (src/webhooks/manage.ts).
+// `waypost webhooks create|list|show|update|enable|disable|delete|test|secret|rotate-secret|preview-filter|events`:
+// the same service functions as the console and its admin JSON API (src/webhooks/manage.ts).
 import { InvalidArgumentError, type Command } from 'commander';
 import {
   createWebhook, deleteWebhook, DISABLED_BY_ADMIN, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks,
@@ -10,6 +10,7 @@ import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../webhooks/catalog.js';
 import type { Cli } from '../context.js';
 import { CliError } from '../fail.js';
 import { fields, table } from '../table.js';
+import { FILTER_HELP, filterFields, filterInput, filterOption, registerPreviewFilter } from './webhook-filters.js';
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 /** `--events all` subscribes to every event type, like the console's "All events" box. */
@@ -59,6 +60,7 @@ function describe(w: WebhookView & { secret?: string }): string {
     ['events', w.events.join(', ')],
     ['state', state(w)],
     ['throttle', limit(w)],
+    ...filterFields(w),
     ...(w.previous_secret_expires_at
       ? [['previous secret', `also signs until ${w.previous_secret_expires_at}`] as [string, string]] : []),
     ...(w.secret ? [['secret', w.secret] as [string, string]] : []),
@@ -71,10 +73,11 @@ function describe(w: WebhookView & { secret?: string }): string {
 
 interface CreateOptions {
   name: string; url: string; events: string; inactive?: boolean; maxPerSecond?: number | 'none'; json?: boolean;
+  filter?: unknown;
 }
 
 interface UpdateOptions {
-  name?: string; url?: string; events?: string; maxPerSecond?: number | 'none'; json?: boolean;
+  name?: string; url?: string; events?: string; maxPerSecond?: number | 'none'; json?: boolean; filter?: unknown;
 }
 
 export function registerWebhooks(program: Command, cli: Cli): void {
@@ -89,12 +92,13 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .requiredOption('--events <types>', 'comma-separated event types, e.g. booking.created,booking.updated, or "all"')
     .option('--inactive', 'create it disabled (nothing is sent until `waypost webhooks enable`)')
     .option('--max-per-second <n>', `${MAX_PER_SECOND_HELP}; default: no limit`, maxPerSecond)
+    .option('--filter <json>', `${FILTER_HELP}; default: every event of its types`, filterOption)
     .option('--json', 'machine-readable output')
     .action(async (opts: CreateOptions) => {
       await cli.withWaypost(async (wp) => {
         const input = {
           name: opts.name, url: opts.url, events: eventList(opts.events), active: !opts.inactive,
-          max_per_second: perSecondInput(opts.maxPerSecond),
+          max_per_second: perSecondInput(opts.maxPerSecond), filter: filterInput(opts.filter),
         };
         const created = await createWebhook(wp.core, input);
         cli.output(opts.json, created, () => `${describe(created)}\n\nKeep the secret: receivers verify `
@@ -133,20 +137,23 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     });
 
   webhooks.command('update <id>')
-    .description('Change a webhook\'s name, URL, events or throttle (its delivery history is kept)')
+    .description('Change a webhook\'s name, URL, events, throttle or filter (its delivery history is kept)')
     .option('--name <name>', 'new name')
     .option('--url <url>', 'new receiver URL')
     .option('--events <types>', 'new comma-separated event types (replace the current ones), or "all"')
     .option('--max-per-second <n>', `${MAX_PER_SECOND_HELP}, or 0 / "none" to remove the limit`, maxPerSecond)
+    .option('--filter <json>', `${FILTER_HELP}, or "none" to remove it`, filterOption)
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: UpdateOptions) => {
-      if ([opts.name, opts.url, opts.events, opts.maxPerSecond].every((o) => o === undefined)) {
-        const message = 'give --name, --url, --events and/or --max-per-second (enable and disable are commands)';
+      if ([opts.name, opts.url, opts.events, opts.maxPerSecond, opts.filter].every((o) => o === undefined)) {
+        const message = 'give --name, --url, --events, --max-per-second and/or --filter (enable and disable are '
+          + 'commands)';
         throw new CliError('nothing_to_change', message);
       }
       await cli.withWaypost(async (wp) => {
         const events = opts.events === undefined ? undefined : eventList(opts.events);
-        const input = { name: opts.name, url: opts.url, events, max_per_second: perSecondInput(opts.maxPerSecond) };
+        const input = { name: opts.name, url: opts.url, events, max_per_second: perSecondInput(opts.maxPerSecond),
+          filter: filterInput(opts.filter) };
         const w = await updateWebhook(wp.core, id, input);
         cli.output(opts.json, w, () => describe(w));
       });
@@ -230,6 +237,8 @@ export function registerWebhooks(program: Command, cli: Cli): void {
           + 'receiver accepts the request when any listed value matches.'));
       });
     });
+
+  registerPreviewFilter(webhooks, cli);
 
   webhooks.command('events')
     .description('The event types a webhook can subscribe to')

@@ -16,13 +16,16 @@ import { RecoverDialog } from './RecoverDialog';
 import { SecretPanel } from './SecretPanel';
 import { TestPanel } from './TestPanel';
 import { WebhookForm, type WebhookFormValues } from './WebhookForm';
+import { filterText, neverMatched, parseFilter } from './filterText';
 
 // The secret returned at creation, handed to the edit page that follows (never stored anywhere).
 let justCreatedSecret: { id: string; secret: string } | null = null;
 
-const NEW_WEBHOOK: WebhookFormValues = { name: '', url: '', events: [], max_per_second: null };
+const NEW_WEBHOOK: WebhookFormValues = { name: '', url: '', events: [], max_per_second: null, filter: '' };
 const formValues = (w: Webhook): WebhookFormValues =>
-  ({ name: w.name, url: w.url, events: w.events, max_per_second: w.max_per_second });
+  ({ name: w.name, url: w.url, events: w.events, max_per_second: w.max_per_second, filter: filterText(w.filter) });
+/** The form's values as the API takes them: the filter's text as JSON (null: none). */
+const body = (v: WebhookFormValues) => ({ ...v, filter: parseFilter(v.filter) ?? null });
 
 export function WebhookEditor({ id }: { id: string | null }) {
   const toast = useToast();
@@ -48,7 +51,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
 
   if (!id) {
     const create = async (values: WebhookFormValues) => {
-      const created = await post<Webhook & { secret: string }>('/webhooks', values);
+      const created = await post<Webhook & { secret: string }>('/webhooks', body(values));
       justCreatedSecret = { id: created.id, secret: created.secret };
       // Its warning (plain http://) is the callout at the top of the page that follows: the message stays short.
       toast('Webhook created');
@@ -69,7 +72,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
   const w = webhook as Webhook;
   const initialSecret = justCreatedSecret?.id === w.id ? justCreatedSecret.secret : null;
   const save = async (values: WebhookFormValues) => {
-    await patch<Webhook>(`/webhooks/${w.id}`, values);
+    await patch<Webhook>(`/webhooks/${w.id}`, body(values));
     toast('Webhook saved'); // a warning stays in the callout above the form
     await refresh();
     setFormKey((k) => k + 1);
@@ -112,6 +115,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
         </div>
       )}
       {w.warning && <div className="callout callout-amber">{w.warning}</div>}
+      {neverMatched(w) && <div className="callout callout-amber" data-testid="filter-never">{neverMatched(w)}</div>}
       <div className="editor-grid">
         <div className="card">
           <h3>Details</h3>

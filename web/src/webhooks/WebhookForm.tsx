@@ -1,4 +1,4 @@
-// Name, URL, event checkboxes and the optional throttle (deliveries per second).
+// Name, URL, event checkboxes, the optional payload filter and throttle (deliveries per second).
 // Every invalid field is marked at once, with the server's limits checked here
 // first; the server's own messages (e.g. a private address) are shown next to the field they name, and focused.
 import { useState, type FormEvent } from 'react';
@@ -9,6 +9,8 @@ import { focusFirstProblem } from '../components/focus';
 import { confirmLeave, useUnsavedChanges } from '../components/leaveGuard';
 import type { EventTypeInfo } from '../types';
 import { EventSample } from './EventSample';
+import { FilterEditor } from './FilterEditor';
+import { parseFilter } from './filterText';
 
 export interface WebhookFormValues {
   name: string;
@@ -16,6 +18,8 @@ export interface WebhookFormValues {
   events: string[];
   /** At most this many deliveries a second (across all workers); null: no limit. */
   max_per_second: number | null;
+  /** The payload filter as JSON text; '' is none (sent as null). */
+  filter: string;
 }
 
 interface Props {
@@ -30,9 +34,9 @@ interface Props {
 export const NAME_MAX = 100;
 export const URL_MAX = 2000;
 export const MAX_PER_SECOND_LIMIT = 1000;
-const FIELDS = ['name', 'url', 'events', 'max_per_second'];
+const FIELDS = ['name', 'url', 'events', 'max_per_second', 'filter'];
 
-type Errors = Partial<Record<'name' | 'url' | 'events' | 'max_per_second' | 'form', string>>;
+type Errors = Partial<Record<'name' | 'url' | 'events' | 'max_per_second' | 'filter' | 'form', string>>;
 
 /** The limit as typed: empty is no limit; undefined when it is not a whole number from 1 to 1000. */
 export function parseLimit(text: string): number | null | undefined {
@@ -53,6 +57,7 @@ export function checkWebhook(values: WebhookFormValues, limitText = ''): Errors 
   else if (!/^https?:\/\/\S+$/i.test(url)) errors.url = 'Enter a valid URL starting with https:// (or http://).';
   else if (url.length > URL_MAX) errors.url = `Use at most ${URL_MAX} characters.`;
   if (values.events.length === 0) errors.events = 'Choose at least one event.';
+  if (parseFilter(values.filter) === undefined) errors.filter = 'The filter is not valid JSON.';
   if (parseLimit(limitText) === undefined) {
     errors.max_per_second = `Enter a whole number from 1 to ${MAX_PER_SECOND_LIMIT}, or leave it empty for no limit.`;
   }
@@ -68,7 +73,8 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
   const dirty = values.name !== initial.name || values.url !== initial.url
-    || !sameEvents(values.events, initial.events) || limitText.trim() !== initialLimit;
+    || !sameEvents(values.events, initial.events) || limitText.trim() !== initialLimit
+    || values.filter.trim() !== initial.filter.trim();
   const guard = useUnsavedChanges(dirty);
 
   const toggleEvent = (type: string, on: boolean) =>
@@ -87,7 +93,8 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
     guard.leaving();
     try {
       const max = parseLimit(limitText) ?? null;
-      await onSubmit({ ...values, name: values.name.trim(), url: values.url.trim(), max_per_second: max });
+      await onSubmit({ ...values, name: values.name.trim(), url: values.url.trim(), max_per_second: max,
+        filter: values.filter.trim() });
     } catch (err) {
       guard.stay();
       const apiErr = err instanceof ApiError ? err : new ApiError(0, 'error', String(err), null);
@@ -154,6 +161,8 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
         </div>
         {errors.events && <p id="events-error" className="field-error" role="alert">{errors.events}</p>}
       </fieldset>
+      <FilterEditor text={values.filter} events={values.events} error={errors.filter}
+        onChange={(filter) => setValues((v) => ({ ...v, filter }))} />
       <div data-field="max_per_second">
         <Field label="Max deliveries per second (optional)" error={errors.max_per_second}
           hint={'For a small receiver: Waypost sends it at most this many events a second, retries included, '

@@ -9,6 +9,7 @@ import { timeAgo } from '../format';
 import { navigate } from '../router';
 import type { EventTypeInfo, Webhook } from '../types';
 import { usePolling } from '../usePolling';
+import { neverMatched } from './filterText';
 import { isAutoDisabled } from './status';
 import { useActiveToggle } from './useActiveToggle';
 import { RecoverDialog } from './RecoverDialog';
@@ -68,6 +69,13 @@ export function WebhooksTab() {
                   <td>
                     <a className="strong-link" href={`#/webhooks/${w.id}`}>{w.name}</a>
                     <div className="mono muted small truncate" title={w.url}>{w.url}</div>
+                    {w.filter !== null && (
+                      <div className={`small ${neverMatched(w) ? 'filter-never' : 'muted'}`} data-testid="filter-note"
+                        title={neverMatched(w) ?? JSON.stringify(w.filter)}>
+                        {neverMatched(w) ? `Filtered: matched none of the last ${w.filter_preview!.total} events`
+                          : 'Filtered'}
+                      </div>
+                    )}
                     {w.max_per_second !== null && (
                       <div className="muted small" data-testid="throttle">At most {w.max_per_second}/s</div>
                     )}
