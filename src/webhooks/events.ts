@@ -9,6 +9,8 @@ import { PAID_PAYMENT_STATUSES, type Booking, type Payment } from '../records/sc
 import type { Database } from '../store/tables.js';
 import type { EventType } from './catalog.js';
 import { queueDeliveries, recordEvent } from './outbox.js';
+import { recordKey } from './delivery/order.js';
+import type { WebhookOrdering } from './tables.js';
 
 type Db = Kysely<Database>;
 
@@ -72,12 +74,13 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 interface Subscriber {
   id: string;
   events: string[];
+  ordering: WebhookOrdering;
 }
 
 async function activeSubscribers(db: Db): Promise<Subscriber[]> {
-  const rows = await db.selectFrom('webhooks').select(['id', 'events'])
+  const rows = await db.selectFrom('webhooks').select(['id', 'events', 'ordering'])
     .where('active', '=', 1).where('deleted_at', 'is', null).orderBy('id').execute();
-  return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[] }));
+  return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[], ordering: r.ordering }));
 }
 
 /** A payment completes once: a paid → refunded → paid payment does not fire again. */
@@ -105,7 +108,10 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
       type, resource: change.resource, recordId: change.id, data: change.after,
       previousAttributes: type === 'booking.created' ? null : previous,
     });
-    const deliveries = subscribed.map((w) => ({ webhookId: w.id, eventId, eventType: type }));
+    const key = recordKey(change.resource, change.id);
+    const deliveries = subscribed.map((w) => ({
+      webhookId: w.id, eventId, eventType: type, orderKey: w.ordering === 'record' ? key : null,
+    }));
     queued += (await queueDeliveries(trx, core, deliveries)).length;
   }
   return queued;

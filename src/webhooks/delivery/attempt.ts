@@ -11,6 +11,7 @@ import { deliveryQueue, type DeliveryQueue, type LoadedDelivery } from './queue/
 import { buildRequest, type OutgoingRequest, type Prepared } from './request.js';
 import { summary, waitForHolder, type AttemptResult } from './result.js';
 import { deliveryMetrics } from './metrics.js';
+import { chainOf, type Chain } from './order.js';
 import { afterFailure, alertLevel, receiverSignal, type Outcome } from './schedule.js';
 
 export type { AttemptResult };
@@ -25,7 +26,7 @@ export const sendRequest: Sender = (core, r, signal) => sendWebhook(core.config,
  * delivery keeps its lease until the batch is written).
  */
 export interface SuccessSink {
-  record(attempt: DeliveryAttemptRow, now: string): Promise<void> | void;
+  record(attempt: DeliveryAttemptRow, now: string, chain?: Chain): Promise<void> | void;
 }
 
 export interface AttemptOptions {
@@ -57,7 +58,7 @@ export async function attemptDelivery(core: Core, id: string, options: AttemptOp
   const ready = prepare(loaded, manual);
   if (ready === null) return summary(loaded.delivery, 0);
   if (typeof ready === 'string') {
-    await queue.cancel(id, ready, new Date(core.clock.now()).toISOString());
+    await queue.cancel(id, ready, new Date(core.clock.now()).toISOString(), chainOf(loaded.delivery));
     deliveryMetrics(core).outcome('cancelled', loaded.delivery.webhook_id);
     const cancelled: Outcome = { kind: 'cancelled', reason: ready };
     return { ...summary(loaded.delivery, 0), status: 'cancelled', outcome: cancelled, cancelReason: ready };
@@ -138,7 +139,7 @@ async function settle(
     cancelReason,
   });
   if (success) {
-    const written = successes.record(attemptRow, now);
+    const written = successes.record(attemptRow, now, chainOf(p.delivery));
     if (written) await written;
     deliveryMetrics(core).outcome('succeeded', p.webhook.id);
     return result({ kind: 'succeeded' }, null, null);
@@ -160,6 +161,7 @@ async function settle(
     nextAttemptAt: planned.kind === 'retry' ? planned.at : null,
     now,
     disable,
+    chain: chainOf(p.delivery),
   });
   deliveryMetrics(core).outcome(written.status === 'cancelled' ? 'cancelled' : planned.kind, p.webhook.id);
   if (written.status === 'cancelled') {
@@ -178,7 +180,7 @@ async function settle(
 }
 
 function recordAtOnce(queue: DeliveryQueue): SuccessSink {
-  return { record: (attempt, now) => queue.recordSuccesses([{ attempt, now }]) };
+  return { record: (attempt, now, chain) => queue.recordSuccesses([{ attempt, now, chain }]) };
 }
 
 function truncate(s: string, n: number): string {

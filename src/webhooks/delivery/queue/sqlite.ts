@@ -41,9 +41,14 @@ export class SqliteQueue extends BaseQueue {
     const row = Object.fromEntries(ATTEMPT_COLUMNS.map((c) => [c, slot(c)])) as unknown as DeliveryAttemptRow;
     const insert = withValues(db.insertInto('delivery_attempts').values(row).compile());
     const update = withValues(markSucceeded(db, slot('now'), [slot('id')]).compile());
-    this.successSteps = (items, now) => items.flatMap(({ attempt }) => [
+    // An ordered delivery's success makes the next of its record due (order.ts; SQLite's writes are serial).
+    const at = slot('at') as unknown as number;
+    const release = withValues(db.updateTable('deliveries').set({ waits_for: null, next_attempt_at: at })
+      .where('waits_for', '=', slot('id')).where(sql<boolean>`status = 'pending'`).compile());
+    this.successSteps = (items, now) => items.flatMap(({ attempt, chain }) => [
       step(insert(attempt as unknown as Record<string, unknown>)),
       step(update({ now, id: attempt.delivery_id })),
+      ...(chain ? [step(release({ at: Date.parse(now), id: attempt.delivery_id }))] : []),
     ]);
   }
 
