@@ -44,10 +44,7 @@ export async function placeInChains(db: Db, chains: readonly Chain[]): Promise<A
   const byKey = new Map<string, string[]>();
   for (const c of chains) byKey.set(c.orderKey, [...(byKey.get(c.orderKey) ?? []), c.webhookId]);
   for (const [orderKey, webhookIds] of byKey) {
-    // status as a literal: the deliveries_order_chain index is partial on it.
-    const rows = await db.selectFrom('deliveries').select(['id', 'webhook_id', 'waits_for'])
-      .where('order_key', '=', orderKey).where('webhook_id', 'in', [...new Set(webhookIds)])
-      .where(sql<boolean>`status = 'pending'`).execute();
+    const rows = await chainQuery(db, orderKey, [...new Set(webhookIds)]).execute();
     for (const webhookId of webhookIds) {
       const chain = rows.filter((r) => r.webhook_id === webhookId);
       const waitedFor = new Set(chain.map((r) => r.waits_for));
@@ -64,8 +61,20 @@ export async function placeInChains(db: Db, chains: readonly Chain[]): Promise<A
 /** In the transaction that ended `ids` (chains locked): the deliveries waiting for them become due at `now`. */
 export async function releaseNext(db: Db, ids: readonly string[], now: number): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('deliveries').set({ waits_for: null, next_attempt_at: now })
-    .where('waits_for', 'in', ids).where(sql<boolean>`status = 'pending'`).execute();
+  await releaseQuery(db, ids, now).execute();
+}
+
+/** The pending deliveries of a record's chains (status as a literal: the deliveries_order_chain index is partial). */
+export function chainQuery(db: Db, orderKey: string, webhookIds: readonly string[]) {
+  return db.selectFrom('deliveries').select(['id', 'webhook_id', 'waits_for'])
+    .where('order_key', '=', orderKey).where('webhook_id', 'in', webhookIds)
+    .where(sql<boolean>`status = 'pending'`);
+}
+
+/** The deliveries waiting for `ids` made due (found in the partial deliveries_waits_for index). */
+export function releaseQuery(db: Db, ids: readonly string[], now: number) {
+  return db.updateTable('deliveries').set({ waits_for: null, next_attempt_at: now })
+    .where('waits_for', 'in', ids).where(sql<boolean>`status = 'pending'`);
 }
 
 /**

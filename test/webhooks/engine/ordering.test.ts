@@ -9,29 +9,12 @@ import { createLogger } from '../../../src/log.js';
 import { DeliveryWorker } from '../../../src/webhooks/index.js';
 import { enableWebhook } from '../../../src/webhooks/manage.js';
 import { deliveryQueue } from '../../../src/webhooks/delivery/queue/index.js';
-import { startReceiver, type Received, type Receiver } from './receiver.js';
+import { startReceiver, type Receiver } from './receiver.js';
+import { outOfOrder, versionOf } from './versions.js';
 import { addWebhook, booking, fakeClock } from './fixtures.js';
 
 const MINUTE = 60_000;
 const EVENTS = ['booking.created', 'booking.updated'];
-
-/** The booking id and version (its total_amount, `<version>.00`) a request carried. */
-export function versionOf(req: Received): { id: number; version: number } {
-  const body = JSON.parse(req.raw.toString()) as { data: { id: number; total_amount: string } };
-  return { id: body.data.id, version: Number.parseFloat(body.data.total_amount) };
-}
-
-/** Pairs of requests about one booking where a later request carried an older version. */
-export function outOfOrder(requests: readonly Received[]): string[] {
-  const last = new Map<number, number>();
-  const bad: string[] = [];
-  for (const req of requests) {
-    const { id, version } = versionOf(req);
-    if (version < (last.get(id) ?? 0)) bad.push(`booking ${id}: version ${version} after ${last.get(id)}`);
-    last.set(id, Math.max(version, last.get(id) ?? 0));
-  }
-  return bad;
-}
 
 const put = (wp: Waypost, id: number, version: number) =>
   wp.put('bookings', id, booking({ total_amount: `${version}.00` }));
