@@ -7,7 +7,7 @@ import { testWaypost } from '../../helpers/waypost.js';
 import { createWaypost, type Waypost } from '../../../src/sdk.js';
 import { createLogger } from '../../../src/log.js';
 import { DeliveryWorker } from '../../../src/webhooks/index.js';
-import { enableWebhook } from '../../../src/webhooks/manage.js';
+import { createWebhook, enableWebhook, updateWebhook } from '../../../src/webhooks/manage.js';
 import { deliveryQueue } from '../../../src/webhooks/delivery/queue/index.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { outOfOrder, versionOf } from './versions.js';
@@ -27,6 +27,18 @@ describe.each(DIALECTS)('per-record order on %s', (dialect) => {
     for (const o of others.splice(0)) await o.close();
     await wp?.close();
     await receiver?.close();
+  });
+
+  it('is set per webhook: none by default, record on request, anything else a 400 naming the field', async () => {
+    wp = await testWaypost({ dialect });
+    const input = { name: 'CRM', url: 'https://crm.example.com/in', events: EVENTS };
+    expect((await createWebhook(wp.core, input)).ordering).toBe('none');
+    const ordered = await createWebhook(wp.core, { ...input, ordering: 'record' });
+    expect(ordered.ordering).toBe('record');
+    await expect(createWebhook(wp.core, { ...input, ordering: 'booking' })).rejects
+      .toMatchObject({ status: 400, extra: { field: 'ordering' } });
+    expect((await updateWebhook(wp.core, ordered.id, { ordering: 'none' })).ordering).toBe('none');
+    await expect(updateWebhook(wp.core, ordered.id, { ordering: null })).rejects.toMatchObject({ status: 400 });
   });
 
   it('holds a record\'s second update while its first is retried, then sends it after; other records go on',
