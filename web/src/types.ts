@@ -28,6 +28,8 @@ export interface Webhook {
   previous_secret_expires_at: string | null;
   /** At most this many deliveries a second, across all workers; null: no limit. */
   max_per_second: number | null;
+  /** 'record': one record's events are delivered in commit order (docs/webhooks.md). */
+  ordering: 'none' | 'record';
 }
 
 export interface TestResult {

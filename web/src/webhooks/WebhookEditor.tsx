@@ -20,9 +20,9 @@ import { WebhookForm, type WebhookFormValues } from './WebhookForm';
 // The secret returned at creation, handed to the edit page that follows (never stored anywhere).
 let justCreatedSecret: { id: string; secret: string } | null = null;
 
-const NEW_WEBHOOK: WebhookFormValues = { name: '', url: '', events: [], max_per_second: null };
+const NEW_WEBHOOK: WebhookFormValues = { name: '', url: '', events: [], max_per_second: null, ordering: 'none' };
 const formValues = (w: Webhook): WebhookFormValues =>
-  ({ name: w.name, url: w.url, events: w.events, max_per_second: w.max_per_second });
+  ({ name: w.name, url: w.url, events: w.events, max_per_second: w.max_per_second, ordering: w.ordering });
 
 export function WebhookEditor({ id }: { id: string | null }) {
   const toast = useToast();
