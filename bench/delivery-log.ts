@@ -47,6 +47,7 @@ async function seed(wp: Waypost): Promise<string[]> {
         attempts: 1, next_attempt_at: null, lease_owner: null, lease_until: null,
         last_status: status === 'succeeded' ? 200 : 500, last_error: status === 'succeeded' ? null : 'HTTP 500',
         cancel_reason: status === 'cancelled' ? 'webhook disabled' : null, redelivery_of: null,
+        order_key: null, waits_for: null,
         created_at: at, updated_at: at, completed_at: at,
       });
       attempts.push({

@@ -19,7 +19,9 @@ const wp = await createWaypost({
   env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl }, logger: createLogger('silent'),
 });
 for (let w = 0; w < Number(webhooksArg); w++) {
-  await addWebhook(wp.core, receiverUrl, { events: ['enquiry.created'], name: `hook ${w}` });
+  // BENCH_WEBHOOK_ORDERING: set by bench/webhooks.ts for its `ordering: record` turns (older trees ignore it).
+  const ordering = process.env.BENCH_WEBHOOK_ORDERING ?? 'none';
+  await addWebhook(wp.core, receiverUrl, { events: ['enquiry.created'], name: `hook ${w}`, ordering });
 }
 await wp.serve('worker');
 const rate = Number(rateArg);

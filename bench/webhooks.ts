@@ -13,7 +13,9 @@
 // of baseline.
 // Options: BENCH_EVENTS (default 10000), BENCH_RATE (200), BENCH_LATENCY_SECONDS (10), BENCH_ROUNDS (3),
 // BENCH_LATENCY_ROUNDS (3), BENCH_LATENCY_WARM_SECONDS (2), BENCH_WEBHOOKS (1,10), BENCH_DRAIN=0 (latency only),
-// BENCH_LATENCY=0 (drain only), BENCH_BASELINE_REF, BENCH_DIALECT (sqlite|postgres).
+// BENCH_LATENCY=0 (drain only), BENCH_BASELINE_REF, BENCH_DIALECT (sqlite|postgres), BENCH_ORDERING (none; or
+// `none,record`: each webhook count is measured with unordered then with `ordering: record` webhooks, back to back,
+// and `ordering_cost` gives record's throughput and p99 against none's).
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -34,6 +36,8 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const WEBHOOK_COUNTS = (process.env.BENCH_WEBHOOKS ?? '1,10').split(',').map(Number);
 const DRAIN = process.env.BENCH_DRAIN !== '0';
 const LATENCY = process.env.BENCH_LATENCY !== '0';
+type Ordering = 'none' | 'record';
+const ORDERINGS = (process.env.BENCH_ORDERING ?? 'none').split(',') as Ordering[];
 
 // ---------- the receiver process ----------
 
@@ -83,11 +87,11 @@ async function openWaypost(): Promise<Waypost> {
 
 // ---------- throughput: fill the outbox, then drain it ----------
 
-async function throughput(receiver: Receiver, webhooks: number, events = EVENTS) {
+async function throughput(receiver: Receiver, webhooks: number, events = EVENTS, ordering: Ordering = 'none') {
   const wp = await openWaypost();
   try {
     for (let w = 0; w < webhooks; w++) {
-      await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], name: `hook ${w}` });
+      await addWebhook(wp.core, receiver.url, { events: ['enquiry.created'], name: `hook ${w}`, ordering });
     }
     // The worker exists before the backlog, as in a running service (it starts its SQLite writer thread meanwhile);
     // it claims nothing until drain().
@@ -143,17 +147,17 @@ async function baseline(receiver: Receiver, concurrency: number, body: string, t
 
 // ---------- drain rounds: throughput and the bare loop, back to back ----------
 
-async function drainRounds(receiver: Receiver, webhooks: number) {
+async function drainRounds(receiver: Receiver, webhooks: number, ordering: Ordering) {
   const concurrency = Math.min(config.deliveryConcurrency, webhooks * config.perWebhookConcurrency);
   // One untimed warm-up turn of each side (a fifth of the events): the first turn otherwise also measures the JIT.
   console.error(`warm-up: ${Math.ceil(EVENTS / 5)} events x ${webhooks} webhook(s), then the baseline…`);
-  const warm = await throughput(receiver, webhooks, Math.ceil(EVENTS / 5));
+  const warm = await throughput(receiver, webhooks, Math.ceil(EVENTS / 5), ordering);
   await baseline(receiver, concurrency, warm.body, warm.deliveries);
   type Turn = { t: Awaited<ReturnType<typeof throughput>>; b: Awaited<ReturnType<typeof baseline>>; ratio: number };
   const turns: Turn[] = [];
   for (let r = 1; r <= ROUNDS; r++) {
-    console.error(`round ${r}/${ROUNDS}: throughput, ${EVENTS} events x ${webhooks} webhook(s)…`);
-    const t = await throughput(receiver, webhooks);
+    console.error(`round ${r}/${ROUNDS}: throughput, ${EVENTS} events x ${webhooks} webhook(s), ordering ${ordering}…`);
+    const t = await throughput(receiver, webhooks, EVENTS, ordering);
     console.error(`round ${r}/${ROUNDS}: baseline, undici POST loop, concurrency ${concurrency}…`);
     const b = await baseline(receiver, concurrency, t.body, t.deliveries);
     turns.push({ t, b, ratio: t.deliveries_per_second / b.requests_per_second });
@@ -182,13 +186,18 @@ async function drainRounds(receiver: Receiver, webhooks: number) {
 
 const receiver = await startReceiver();
 const config = (await openWaypost().then(async (wp) => { const c = wp.config; await wp.close(); return c; }));
-const results = [];
+type Row = {
+  webhooks: number; ordering: Ordering; throughput?: { deliveries_per_second: number };
+  latency?: { latency_ms: { p99: number } };
+};
+const results: Row[] = [];
 try {
-  for (const webhooks of WEBHOOK_COUNTS) {
-    const drained = DRAIN ? await drainRounds(receiver, webhooks) : undefined;
+  for (const webhooks of WEBHOOK_COUNTS) for (const ordering of ORDERINGS) {
+    process.env.BENCH_WEBHOOK_ORDERING = ordering; // the latency child's webhooks (latency-child.ts)
+    const drained = DRAIN ? await drainRounds(receiver, webhooks, ordering) : undefined;
     const l = LATENCY ? await latencyRounds(receiver, webhooks) : undefined;
     const row = {
-      webhooks, ...drained, latency: l,
+      webhooks, ordering, ...drained, latency: l,
       targets: {
         ...(l ? { p99_under_100ms: l.latency_ms.p99 < 100 } : {}),
         ...(drained ? { throughput_at_least_40pct_of_baseline: drained.throughput_vs_baseline >= 0.4 } : {}),
@@ -200,6 +209,17 @@ try {
 } finally {
   receiver.stop();
 }
+
+// Each webhook count's `ordering: record` row against its unordered one (measured back to back).
+const orderingCost = results.filter((r) => r.ordering === 'record').map((r) => {
+  const none = results.find((n) => n.ordering === 'none' && n.webhooks === r.webhooks);
+  const ratio = (a?: number, b?: number) => (a && b ? round(a / b, 3) : null);
+  return {
+    webhooks: r.webhooks,
+    throughput_record_vs_none: ratio(r.throughput?.deliveries_per_second, none?.throughput?.deliveries_per_second),
+    p99_record_vs_none: ratio(r.latency?.latency_ms.p99, none?.latency?.latency_ms.p99),
+  };
+});
 
 const out = {
   benchmark: 'webhook delivery: outbox drain throughput, event-commit → receiver latency at a steady rate, '
@@ -220,6 +240,7 @@ const out = {
   machine: { cpus: cpus().length, node: process.version, load_average_1m: Number(loadavg()[0].toFixed(2)) },
   date: new Date().toISOString(),
   results,
+  ...(orderingCost.length > 0 ? { ordering_cost: orderingCost } : {}),
 };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 const resultFile = `./results/webhooks${DIALECT === 'sqlite' ? '' : `-${DIALECT}`}.json`;

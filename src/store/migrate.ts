@@ -25,6 +25,7 @@ import * as m0020 from './migrations/0020_wordpress_sign_in_binding.js';
 import * as m0021 from './migrations/0021_demo_records.js';
 import * as m0022 from './migrations/0022_event_previous_attributes.js';
 import * as m0023 from './migrations/0023_webhook_filters.js';
+import * as m0024 from './migrations/0024_record_ordering.js';
 import * as m0025 from './migrations/0025_delivery_stats.js';
 import * as m0026 from './migrations/0026_event_trace_context.js';
 
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_demo_records': m0021,
   '0022_event_previous_attributes': m0022,
   '0023_webhook_filters': m0023,
+  '0024_record_ordering': m0024,
   '0025_delivery_stats': m0025,
   '0026_event_trace_context': m0026,
 };

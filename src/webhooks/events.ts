@@ -11,6 +11,8 @@ import type { EventType } from './catalog.js';
 import { splitByFilter } from './filters/apply.js';
 import { queueDeliveries, recordEvent } from './outbox.js';
 import { tracing } from '../tracing/index.js';
+import { recordKey } from './delivery/order.js';
+import type { WebhookOrdering } from './tables.js';
 
 type Db = Kysely<Database>;
 
@@ -75,12 +77,15 @@ interface Subscriber {
   id: string;
   events: string[];
   filter: string | null;
+  ordering: WebhookOrdering;
 }
 
 async function activeSubscribers(db: Db): Promise<Subscriber[]> {
-  const rows = await db.selectFrom('webhooks').select(['id', 'events', 'filter'])
+  const rows = await db.selectFrom('webhooks').select(['id', 'events', 'filter', 'ordering'])
     .where('active', '=', 1).where('deleted_at', 'is', null).orderBy('id').execute();
-  return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[], filter: r.filter ?? null }));
+  return rows.map((r) => ({
+    id: r.id, events: JSON.parse(r.events) as string[], filter: r.filter ?? null, ordering: r.ordering,
+  }));
 }
 
 /** A payment completes once: a paid → refunded → paid payment does not fire again. */
@@ -108,12 +113,15 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
     // A webhook whose filter skips the event gets no delivery; the event is kept and says who skipped it.
     const envelope = { data: change.after, previous_attributes: previousAttributes };
     const { send, skipped } = splitByFilter(subscribed, envelope);
+    const key = recordKey(change.resource, change.id);
     const insert = async (): Promise<{ eventId: string; ids: string[] }> => {
       const eventId = await recordEvent(trx, core, {
         type, resource: change.resource, recordId: change.id, data: change.after, previousAttributes,
         skippedByFilter: skipped.map((w) => w.id),
       });
-      const deliveries = send.map((w) => ({ webhookId: w.id, eventId, eventType: type }));
+      const deliveries = send.map((w) => ({
+        webhookId: w.id, eventId, eventType: type, orderKey: w.ordering === 'record' ? key : null,
+      }));
       return { eventId, ids: await queueDeliveries(trx, core, deliveries) };
     };
     const traced = tracing();

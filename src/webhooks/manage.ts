@@ -14,7 +14,8 @@ import { previousSecretExpiry, rotateSecret, type RotatedSecret } from './rotati
 import { generateSecret, openSecret, sealSecret } from './secrets.js';
 import { checkTargetUrl } from './ssrf.js';
 import { readPrivateTargets } from './private-targets.js';
-import type { DeliveryStatus, WebhookRow } from './tables.js';
+import type { DeliveryStatus, WebhookOrdering, WebhookRow } from './tables.js';
+import { releaseOrphans } from './delivery/order.js';
 
 type Db = Kysely<Database>;
 
@@ -41,6 +42,8 @@ export interface WebhookView extends FilterView {
   previous_secret_expires_at: string | null;
   /** The most deliveries per second sent to it, across all workers; null: unlimited. */
   max_per_second: number | null;
+  /** 'record': the events of one record arrive one after another, in commit order (docs/webhooks.md "Ordering"). */
+  ordering: WebhookOrdering;
 }
 
 export interface CreatedWebhook extends WebhookView {
@@ -54,11 +57,13 @@ export interface WebhookInput {
   active?: unknown;
   max_per_second?: unknown;
   filter?: unknown;
+  ordering?: unknown;
 }
 
 export const DISABLED_BY_ADMIN = 'Disabled by an admin.';
 export const DELETED_REASON = 'The webhook was deleted.';
-const FIELDS = ['name', 'url', 'events', 'active', 'max_per_second', 'filter'];
+const FIELDS = ['name', 'url', 'events', 'active', 'max_per_second', 'filter', 'ordering'];
+export const ORDERINGS: readonly WebhookOrdering[] = ['none', 'record'];
 export const MAX_PER_SECOND_LIMIT = 1000;
 
 const invalid = (field: string, detail: string) => badRequest('invalid_field', `${field}: ${detail}`, { field });
@@ -112,6 +117,13 @@ function checkMaxPerSecond(value: unknown): number | null {
   return value;
 }
 
+function checkOrdering(value: unknown): WebhookOrdering {
+  if (!ORDERINGS.includes(value as WebhookOrdering)) {
+    throw invalid('ordering', `must be "none" or "record" (got ${JSON.stringify(value) ?? String(value)})`);
+  }
+  return value as WebhookOrdering;
+}
+
 async function checkUrl(core: Core, value: unknown): Promise<{ url: string; warning: string | null }> {
   if (typeof value !== 'string' || value.trim() === '') throw invalid('url', 'is required (an absolute https:// URL)');
   if (value.length > 2000) throw invalid('url', 'must be at most 2000 characters');
@@ -137,6 +149,7 @@ function view(row: WebhookRow, last: LastDelivery | null, now: number): WebhookV
     previous_secret_expires_at: previousSecretExpiry(row, now),
     max_per_second: row.max_per_second ?? null,
     ...filterView(row),
+    ordering: row.ordering ?? 'none',
   };
 }
 
@@ -181,6 +194,7 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
   const events = checkEvents(input.events);
   const active = input.active === undefined ? true : checkActive(input.active);
   const maxPerSecond = input.max_per_second === undefined ? null : checkMaxPerSecond(input.max_per_second);
+  const ordering = input.ordering === undefined ? 'none' : checkOrdering(input.ordering);
   const { url, warning } = await checkUrl(core, input.url);
   const filter = await filterColumns(core, input.filter ?? null, events);
   const secret = generateSecret();
@@ -196,6 +210,7 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
     active: active ? 1 : 0,
     max_per_second: maxPerSecond,
     ...filter,
+    ordering,
     disabled_reason: null, // created inactive: nobody disabled it, and nothing was cancelled
     created_at: iso(now),
     updated_at: iso(now),
@@ -207,8 +222,9 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
 }
 
 /**
- * Changes any of name, url, events, active, max_per_second (null clears it), filter (null clears it). Re-enabling
- * clears disabled_reason; disabling cancels what is pending.
+ * Changes any of name, url, events, active, max_per_second (null clears it), filter (null clears it), ordering
+ * (deliveries already queued keep their place: a record's waiting ones are still sent after the one they wait for).
+ * Re-enabling clears disabled_reason; disabling cancels what is pending.
  */
 export async function updateWebhook(core: Core, id: string, body: unknown): Promise<WebhookView> {
   const input = checkBody(body);
@@ -216,6 +232,7 @@ export async function updateWebhook(core: Core, id: string, body: unknown): Prom
   if (input.name !== undefined) changes.name = checkName(input.name);
   if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));
   if (input.max_per_second !== undefined) changes.max_per_second = checkMaxPerSecond(input.max_per_second);
+  if (input.ordering !== undefined) changes.ordering = checkOrdering(input.ordering);
   const active = input.active === undefined ? undefined : checkActive(input.active);
   let warning: string | null | undefined;
   if (input.url !== undefined) ({ url: changes.url, warning } = await checkUrl(core, input.url));
@@ -235,6 +252,8 @@ export async function updateWebhook(core: Core, id: string, body: unknown): Prom
     }
     if (active === true && row.active !== 1) {
       await trx.updateTable('webhooks').set({ active: 1, disabled_reason: null }).where('id', '=', id).execute();
+      // A record's delivery that waits for one cancelled by the disabling is due again (delivery/order.ts).
+      await releaseOrphans(trx, core.clock.now(), id);
     }
     if (active === false && row.active === 1) await disableWebhook(trx, core, id, DISABLED_BY_ADMIN);
   });

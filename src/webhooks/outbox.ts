@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import type { Database } from '../store/tables.js';
 import { announceQueued } from './delivery/queue/index.js';
 import { tracing } from '../tracing/index.js';
+import { placeInChains, type Chain } from './delivery/order.js';
 
 type Db = Kysely<Database>;
 
@@ -52,6 +53,8 @@ export interface NewDelivery {
   eventId: string;
   eventType: string;
   redeliveryOf?: string | null;
+  /** A webhook with `ordering: record`: the event's record (delivery/order.ts); it waits for that record's last. */
+  orderKey?: string | null;
 }
 
 /** Inserts a pending delivery due now (the first attempt); returns its id (`dlv_…`). wakeWorkers() after commit. */
@@ -65,20 +68,23 @@ export async function queueDeliveries(db: Db, core: Core, deliveries: NewDeliver
   if (deliveries.length === 0) return [];
   const now = core.clock.now();
   const iso = new Date(now).toISOString();
-  const rows = deliveries.map((delivery) => ({
+  const waitsFor = await waitingFor(db, deliveries);
+  const rows = deliveries.map((delivery, i) => ({
     id: newId('dlv', now),
     webhook_id: delivery.webhookId,
     event_id: delivery.eventId,
     event_type: delivery.eventType,
     status: 'pending' as const,
     attempts: 0,
-    next_attempt_at: now,
+    next_attempt_at: waitsFor?.[i] ? null : now,
     lease_owner: null,
     lease_until: null,
     last_status: null,
     last_error: null,
     cancel_reason: null,
     redelivery_of: delivery.redeliveryOf ?? null,
+    order_key: delivery.orderKey ?? null,
+    waits_for: waitsFor?.[i] ?? null,
     created_at: iso,
     updated_at: iso,
     completed_at: null,
@@ -86,6 +92,17 @@ export async function queueDeliveries(db: Db, core: Core, deliveries: NewDeliver
   await db.insertInto('deliveries').values(rows).execute();
   await announceQueued(db, core);
   return rows.map((r) => r.id);
+}
+
+/** Ordered deliveries' places in their records' chains; null (nothing read, nothing locked) when none is ordered. */
+async function waitingFor(db: Db, deliveries: NewDelivery[]): Promise<Array<string | null> | null> {
+  if (!deliveries.some((d) => d.orderKey)) return null;
+  const ordered = deliveries.flatMap((d, i) => (d.orderKey ? [{ i, webhookId: d.webhookId, orderKey: d.orderKey }]
+    : []));
+  const places = await placeInChains(db, ordered satisfies Chain[]);
+  const out: Array<string | null> = deliveries.map(() => null);
+  ordered.forEach((o, n) => { out[o.i] = places[n]; });
+  return out;
 }
 
 /** After commit: wakes this process's worker (other processes are woken by NOTIFY). */

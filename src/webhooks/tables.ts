@@ -12,6 +12,7 @@ export interface WebhookRow {
   previous_secret_expires_at: number | null; // ms; the end of the rotation's grace period
   active: number; // 0/1
   max_per_second: number | null; // deliveries per second across all workers (1-1000); null: unlimited
+  ordering: WebhookOrdering; // 'record': a record's events are delivered one after another, in commit order
   disabled_reason: string | null; // why it was auto-disabled (or disabled by an admin)
   // Optional here: inserts written before migration 0023 (tests, benchmarks) name no filter.
   filter?: string | null; // JSON payload filter (src/webhooks/filters/); null: every event of its types
@@ -37,6 +38,9 @@ export interface EventRow {
 
 export type { DeliveryStatus, RecoverJobStatus };
 
+/** Per-record order (delivery/order.ts): 'none' (default) or 'record'. */
+export type WebhookOrdering = 'none' | 'record';
+
 export interface DeliveryRow {
   id: string; // dlv_… (time-sortable); the receiver's idempotency key (X-Waypost-Delivery)
   webhook_id: string;
@@ -51,6 +55,8 @@ export interface DeliveryRow {
   last_error: string | null;
   cancel_reason: string | null;
   redelivery_of: string | null; // the delivery this one redelivers
+  order_key: string | null; // ordered webhooks: the event's record (`bookings:42`); null: outside any order
+  waits_for: string | null; // the earlier delivery of its record it waits for (next_attempt_at null meanwhile)
   created_at: string;
   updated_at: string;
   completed_at: string | null;

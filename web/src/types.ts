@@ -33,6 +33,8 @@ export interface Webhook {
   filter: unknown;
   /** What the filter's preview found when it was saved. */
   filter_preview: { matched: number; total: number; checked_at: string } | null;
+  /** 'record': one record's events are delivered in commit order (docs/webhooks.md). */
+  ordering: 'none' | 'record';
 }
 
 export interface TestResult {

@@ -27,6 +27,13 @@ const maxPerSecond = (value: string): number | 'none' => {
 };
 const perSecondInput = (v: number | 'none' | undefined) => (v === 'none' ? null : v);
 const MAX_PER_SECOND_HELP = 'at most N deliveries a second to it, across all workers (1-1000)';
+const ORDERING_HELP = '"record": a record\'s events one after another, in commit order; "none": no order';
+/** `--ordering none|record` (checked by updateWebhook too: its 400 names the field). */
+const ordering = (value: string): string => {
+  const v = value.trim().toLowerCase();
+  if (v !== 'none' && v !== 'record') throw new InvalidArgumentError('Give "none" or "record".');
+  return v;
+};
 /** "at most 20/s", or "none". */
 const limit = (w: WebhookView) => (w.max_per_second === null ? 'none' : `at most ${w.max_per_second}/s`);
 
@@ -61,6 +68,7 @@ function describe(w: WebhookView & { secret?: string }): string {
     ['state', state(w)],
     ['throttle', limit(w)],
     ...filterFields(w),
+    ['ordering', w.ordering === 'record' ? 'record (one record\'s events in commit order)' : 'none'],
     ...(w.previous_secret_expires_at
       ? [['previous secret', `also signs until ${w.previous_secret_expires_at}`] as [string, string]] : []),
     ...(w.secret ? [['secret', w.secret] as [string, string]] : []),
@@ -74,10 +82,12 @@ function describe(w: WebhookView & { secret?: string }): string {
 interface CreateOptions {
   name: string; url: string; events: string; inactive?: boolean; maxPerSecond?: number | 'none'; json?: boolean;
   filter?: unknown;
+  ordering?: string;
 }
 
 interface UpdateOptions {
   name?: string; url?: string; events?: string; maxPerSecond?: number | 'none'; json?: boolean; filter?: unknown;
+  ordering?: string;
 }
 
 export function registerWebhooks(program: Command, cli: Cli): void {
@@ -93,12 +103,13 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .option('--inactive', 'create it disabled (nothing is sent until `waypost webhooks enable`)')
     .option('--max-per-second <n>', `${MAX_PER_SECOND_HELP}; default: no limit`, maxPerSecond)
     .option('--filter <json>', `${FILTER_HELP}; default: every event of its types`, filterOption)
+    .option('--ordering <mode>', `${ORDERING_HELP} (default)`, ordering)
     .option('--json', 'machine-readable output')
     .action(async (opts: CreateOptions) => {
       await cli.withWaypost(async (wp) => {
         const input = {
           name: opts.name, url: opts.url, events: eventList(opts.events), active: !opts.inactive,
-          max_per_second: perSecondInput(opts.maxPerSecond), filter: filterInput(opts.filter),
+          max_per_second: perSecondInput(opts.maxPerSecond), filter: filterInput(opts.filter), ordering: opts.ordering,
         };
         const created = await createWebhook(wp.core, input);
         cli.output(opts.json, created, () => `${describe(created)}\n\nKeep the secret: receivers verify `
@@ -137,23 +148,27 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     });
 
   webhooks.command('update <id>')
-    .description('Change a webhook\'s name, URL, events, throttle or filter (its delivery history is kept)')
+    .description('Change a webhook\'s name, URL, events, throttle, filter or ordering (its delivery history is kept)')
     .option('--name <name>', 'new name')
     .option('--url <url>', 'new receiver URL')
     .option('--events <types>', 'new comma-separated event types (replace the current ones), or "all"')
     .option('--max-per-second <n>', `${MAX_PER_SECOND_HELP}, or 0 / "none" to remove the limit`, maxPerSecond)
     .option('--filter <json>', `${FILTER_HELP}, or "none" to remove it`, filterOption)
+    .option('--ordering <mode>', ORDERING_HELP, ordering)
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: UpdateOptions) => {
-      if ([opts.name, opts.url, opts.events, opts.maxPerSecond, opts.filter].every((o) => o === undefined)) {
-        const message = 'give --name, --url, --events, --max-per-second and/or --filter (enable and disable are '
-          + 'commands)';
+      const given = [opts.name, opts.url, opts.events, opts.maxPerSecond, opts.filter, opts.ordering];
+      if (given.every((o) => o === undefined)) {
+        const message = 'give --name, --url, --events, --max-per-second, --filter and/or --ordering (enable and '
+          + 'disable are commands)';
         throw new CliError('nothing_to_change', message);
       }
       await cli.withWaypost(async (wp) => {
         const events = opts.events === undefined ? undefined : eventList(opts.events);
-        const input = { name: opts.name, url: opts.url, events, max_per_second: perSecondInput(opts.maxPerSecond),
-          filter: filterInput(opts.filter) };
+        const input = {
+          name: opts.name, url: opts.url, events, max_per_second: perSecondInput(opts.maxPerSecond),
+          filter: filterInput(opts.filter), ordering: opts.ordering,
+        };
         const w = await updateWebhook(wp.core, id, input);
         cli.output(opts.json, w, () => describe(w));
       });

@@ -11,6 +11,7 @@ import { deliveryQueue, type DeliveryQueue, type LoadedDelivery } from './queue/
 import { buildRequest, type OutgoingRequest, type Prepared } from './request.js';
 import { summary, waitForHolder, type AttemptResult } from './result.js';
 import { deliveryMetrics } from './metrics.js';
+import { chainOf, type Chain } from './order.js';
 import { afterFailure, alertLevel, receiverSignal, type Outcome } from './schedule.js';
 import { tracing, type SpanHandle } from '../../tracing/index.js';
 import { attemptSpan } from './trace.js';
@@ -27,7 +28,7 @@ export const sendRequest: Sender = (core, r, signal) => sendWebhook(core.config,
  * delivery keeps its lease until the batch is written).
  */
 export interface SuccessSink {
-  record(attempt: DeliveryAttemptRow, now: string, webhookId: string): Promise<void> | void;
+  record(attempt: DeliveryAttemptRow, now: string, webhookId: string, chain?: Chain): Promise<void> | void;
 }
 
 export interface AttemptOptions {
@@ -59,7 +60,7 @@ export async function attemptDelivery(core: Core, id: string, options: AttemptOp
   const ready = prepare(loaded, manual);
   if (ready === null) return summary(loaded.delivery, 0);
   if (typeof ready === 'string') {
-    await queue.cancel(id, ready, new Date(core.clock.now()).toISOString());
+    await queue.cancel(id, ready, new Date(core.clock.now()).toISOString(), chainOf(loaded.delivery));
     deliveryMetrics(core).outcome('cancelled', loaded.delivery.webhook_id);
     const cancelled: Outcome = { kind: 'cancelled', reason: ready };
     return { ...summary(loaded.delivery, 0), status: 'cancelled', outcome: cancelled, cancelReason: ready };
@@ -150,7 +151,7 @@ async function settle(
     cancelReason,
   });
   if (success) {
-    const written = successes.record(attemptRow, now, p.webhook.id);
+    const written = successes.record(attemptRow, now, p.webhook.id, chainOf(p.delivery));
     if (written) await written;
     deliveryMetrics(core).outcome('succeeded', p.webhook.id);
     return result({ kind: 'succeeded' }, null, null);
@@ -173,6 +174,7 @@ async function settle(
     nextAttemptAt: planned.kind === 'retry' ? planned.at : null,
     now,
     disable,
+    chain: chainOf(p.delivery),
   });
   deliveryMetrics(core).outcome(written.status === 'cancelled' ? 'cancelled' : planned.kind, p.webhook.id);
   if (written.status === 'cancelled') {
@@ -191,7 +193,7 @@ async function settle(
 }
 
 function recordAtOnce(queue: DeliveryQueue): SuccessSink {
-  return { record: (attempt, now, webhookId) => queue.recordSuccesses([{ attempt, now, webhookId }]) };
+  return { record: (attempt, now, webhookId, chain) => queue.recordSuccesses([{ attempt, now, webhookId, chain }]) };
 }
 
 function truncate(s: string, n: number): string {

@@ -8,16 +8,20 @@ import { isConnectionError } from '../../errors.js';
 import type { DeliveryAttemptRow } from '../tables.js';
 import type { SuccessSink } from './attempt.js';
 import type { DeliveryQueue, SuccessItem } from './queue/index.js';
+import type { Chain } from './order.js';
 
 export class SuccessBatch implements SuccessSink {
   private readonly pending: SuccessItem[] = [];
   private flushing: Promise<void> | null = null;
 
-  constructor(private readonly core: Core, private readonly queue: DeliveryQueue) {}
+  /** `released`: called after a batch with ordered deliveries is written (their records' next ones are due now). */
+  constructor(
+    private readonly core: Core, private readonly queue: DeliveryQueue, private readonly released = () => {},
+  ) {}
 
   /** Queues the success; it is written within a few milliseconds (the receiver already has it). */
-  record(attempt: DeliveryAttemptRow, now: string, webhookId: string): void {
-    this.pending.push({ attempt, now, webhookId });
+  record(attempt: DeliveryAttemptRow, now: string, webhookId: string, chain?: Chain): void {
+    this.pending.push(chain ? { attempt, now, webhookId, chain } : { attempt, now, webhookId });
     this.flushing ??= this.flush();
   }
 
@@ -37,6 +41,7 @@ export class SuccessBatch implements SuccessSink {
       const batch = this.pending.splice(0, successBatchMax);
       try {
         await this.write(batch);
+        if (batch.some((i) => i.chain)) this.released();
       } catch (err) {
         const message = 'could not record successful deliveries; they will be sent again when their leases expire';
         this.core.log.error({ err, deliveries: batch.length }, message);

@@ -48,7 +48,7 @@ export class DeliveryWorker {
     this.queue = options.queue ?? deliveryQueue(core);
     this.send = options.send ?? sendRequest;
     this.backlog = new Backlog(core.config.perWebhookConcurrency);
-    this.successes = new SuccessBatch(core, this.queue);
+    this.successes = new SuccessBatch(core, this.queue, () => this.wakeForNewWork()); // claims a record's next
     this.throttle = new Throttle(this.queue, core.clock);
     this.metrics = deliveryMetrics(core);
     setMaxListeners(0, this.abort.signal); // every in-flight send listens to it
@@ -78,8 +78,7 @@ export class DeliveryWorker {
       this.again = true;
       return;
     }
-    // claimLoop handles its own errors; this catch only makes sure a slip can never become an unhandled rejection
-    // (which would end the process).
+    // claimLoop handles its own errors; this catch keeps a slip from becoming an unhandled rejection (process end).
     this.ticking = this.claimLoop()
       .catch((err: unknown) => {
         this.core.log.error({ err }, 'delivery claim loop failed; retrying');
@@ -191,10 +190,11 @@ export class DeliveryWorker {
       }
       // Rows loaded long ago are re-read: the webhook may have been disabled meanwhile.
       const waited = this.core.clock.now() - (item.leaseUntil - leaseMs) > leaseMs / 4;
-      await attemptDelivery(this.core, item.id, {
+      const { status } = await attemptDelivery(this.core, item.id, {
         owner: this.id, signal: this.abort.signal, loaded: waited ? undefined : item.loaded,
         successes: this.successes, queue: this.queue, send: this.send,
-      });
+      }); // an ordered one given up or cancelled made its record's next one due (a success: the batch wakes)
+      if (item.loaded.delivery.order_key && (status === 'failed' || status === 'cancelled')) this.wakeForNewWork();
     } catch (err) {
       // E.g. the database connection dropped before the result was written: the lease brings it back (at least once).
       const message = 'delivery attempt failed unexpectedly; it will be retried when its lease expires';

@@ -5,7 +5,7 @@
 // generic plan is made once: made on a nearly empty table, the claim and the success batch read every row of
 // deliveries each time (issue 31: p99 at 10 webhooks x 200 events/s went from 15 to 75-230 ms).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { DIALECTS } from '../../helpers/db.js';
 import { testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
@@ -13,9 +13,10 @@ import { claimStatement } from '../../../src/webhooks/delivery/queue/base.js';
 import { deliveryQueue } from '../../../src/webhooks/delivery/queue/index.js';
 import { successStatement } from '../../../src/webhooks/delivery/queue/postgres.js';
 import { withValues } from '../../../src/store/prepared.js';
+import { chainQuery, releaseQuery } from '../../../src/webhooks/delivery/order.js';
 import { addWebhook } from './fixtures.js';
 
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] }
+interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] }
 
 function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
@@ -117,6 +118,35 @@ describe.runIf(DIALECTS.includes('postgres'))('delivery claim plan (postgres)', 
       owner: 'wrk_other', limit: 100, now: 100_000, leaseMs: 60_000, skipWebhooks: [],
     });
     expect(again).toHaveLength(70); // the leased ones are not claimed twice
+  });
+
+  it('finds an ordered record\'s chain and its waiting delivery by their partial indexes; the claim skips waiters',
+    async () => {
+    // 1,000 deliveries of an ordered webhook: 100 records, the first of each retrying later, nine waiting behind it.
+    await sql`INSERT INTO deliveries (id, webhook_id, event_id, event_type, status, attempts, next_attempt_at,
+        order_key, waits_for, created_at, updated_at)
+      SELECT 'dlv_o' || lpad(i::text, 6, '0'), ${webhookId}, 'evt_' || i, 'booking.updated', 'pending', 0,
+        CASE WHEN i <= 100 THEN 900000 END, 'bookings:' || (i % 100),
+        CASE WHEN i > 100 THEN 'dlv_o' || lpad((i - 100)::text, 6, '0') END, '2027-01-01', '2027-01-01'
+      FROM generate_series(1, 1000) i`.execute(wp.core.db);
+    await sql`ANALYZE deliveries`.execute(wp.core.db);
+    const explained = async (query: { compile(): CompiledQuery }) => {
+      const { sql: text, parameters } = query.compile();
+      const { rows } = await wp.core.db.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+        CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${text}`, [...parameters]));
+      return nodes(rows[0]['QUERY PLAN'][0].Plan).filter((n) => n['Relation Name'] === 'deliveries')
+        .map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`.trim());
+    };
+    expect(await explained(chainQuery(wp.core.db, 'bookings:7', [webhookId])))
+      .toEqual(['Index Scan deliveries_order_chain']);
+    const release = await explained(releaseQuery(wp.core.db, ['dlv_o000107'], 1));
+    expect(release.some((n) => n.endsWith('deliveries_waits_for')), release.join()).toBe(true);
+    expect(release.join()).not.toContain('Seq Scan');
+    const claimed = await deliveryQueue(wp.core).claim({
+      owner: 'wrk_third', limit: 500, now: 1_000_000, leaseMs: 60_000, skipWebhooks: [],
+    });
+    // The 100 heads (beside the 100 unordered), none of the 900 waiting.
+    expect(claimed.filter((c) => c.id.startsWith('dlv_o'))).toHaveLength(100);
   });
 });
 

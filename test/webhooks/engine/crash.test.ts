@@ -8,11 +8,12 @@ import { createWaypost, type Waypost } from '../../../src/sdk.js';
 import { createLogger } from '../../../src/log.js';
 import { verifySignature } from '../../../src/index.js';
 import { startReceiver, type Receiver } from './receiver.js';
-import { addWebhook } from './fixtures.js';
+import { addWebhook, booking } from './fixtures.js';
+import { outOfOrder, versionOf } from './versions.js';
 
 const EVENTS = 1_000;
 
-function startWorkerProcess(databaseUrl: string): ChildProcess {
+function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', 'worker'], {
     cwd: process.cwd(),
     env: {
@@ -23,6 +24,7 @@ function startWorkerProcess(databaseUrl: string): ChildProcess {
       WAYPOST_POLL_MS: '100',
       WAYPOST_DELIVERY_CONCURRENCY: '16',
       LOG_LEVEL: 'error',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -106,5 +108,56 @@ describe.each(DIALECTS)('crash safety on %s', (dialect) => {
     expect(seen.size).toBe(EVENTS);
     expect(receiver.requests.length).toBeGreaterThanOrEqual(EVENTS);
     expect(atKill).toBeGreaterThanOrEqual(200);
+  });
+  it('keeps each record in order (ordering: record) when the worker is killed mid-burst and restarted',
+    { timeout: 150_000 }, async () => {
+    const databaseUrl = await freshDatabaseUrl(dialect);
+    wp = await createWaypost({ env: { WAYPOST_ALLOW_PRIVATE_TARGETS: 'true' }, config: { databaseUrl },
+      logger: createLogger('silent') });
+    // Every third version's first attempt fails (retried 100 ms later): the record's later versions must wait.
+    receiver = await startReceiver((req, res) => {
+      const fail = versionOf(req).version % 3 === 1 && req.headers['x-waypost-attempt'] === '1';
+      setTimeout(() => res.writeHead(fail ? 503 : 200).end('ok'), 15);
+    });
+    const hook = await addWebhook(wp.core, receiver.url, {
+      events: ['booking.created', 'booking.updated'], ordering: 'record',
+    });
+    const env = { WAYPOST_RETRY_DELAYS_MS: '100,100,100,100' };
+    const first = startWorkerProcess(databaseUrl, env);
+    children.push(first);
+    const RECORDS = 25;
+    const TOTAL = 600; // 24 versions of each of 25 bookings
+    const put = (i: number) => wp!.put('bookings', 1 + (i % RECORDS),
+      booking({ total_amount: `${1 + Math.floor(i / RECORDS)}.00` }));
+    await put(0);
+    await receiver.waitFor(1, 60_000); // the worker is up (its first attempt fails: a 503)
+    const burst = (async () => {
+      for (let i = 1; i < TOTAL; i++) {
+        await put(i);
+        if (i % 10 === 0) await new Promise((r) => setTimeout(r, 40));
+      }
+    })();
+    await receiver.waitFor(150, 60_000);
+    first.kill('SIGKILL');
+    await exited(first);
+    const second = startWorkerProcess(databaseUrl, env);
+    children.push(second);
+    await burst;
+    const deadline = Date.now() + 60_000;
+    let unfinished = TOTAL;
+    while (Date.now() < deadline) {
+      const row = await wp.core.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '!=', 'succeeded').executeTakeFirstOrThrow();
+      unfinished = Number(row.n);
+      if (unfinished === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(unfinished).toBe(0);
+    second.kill('SIGTERM');
+    await exited(second);
+    const all = await wp.core.db.selectFrom('deliveries').select('id').where('webhook_id', '=', hook.id).execute();
+    expect(all).toHaveLength(TOTAL);
+    expect(new Set(receiver.requests.map((r) => r.headers['x-waypost-delivery'])).size).toBe(TOTAL);
+    expect(outOfOrder(receiver.requests)).toEqual([]); // duplicates allowed, never an older version after a newer
   });
 });

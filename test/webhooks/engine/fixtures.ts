@@ -16,6 +16,7 @@ export interface TestWebhook {
 
 export async function addWebhook(core: Core, url: string, options: {
   events?: string[]; name?: string; active?: boolean; secret?: string; maxPerSecond?: number;
+  ordering?: 'none' | 'record';
 } = {}): Promise<TestWebhook> {
   const id = newId('wh');
   const secret = options.secret ?? generateSecret();
@@ -28,6 +29,7 @@ export async function addWebhook(core: Core, url: string, options: {
     secret,
     active: options.active === false ? 0 : 1,
     max_per_second: options.maxPerSecond ?? null,
+    ordering: options.ordering ?? 'none',
     disabled_reason: null,
     created_at: now,
     updated_at: now,

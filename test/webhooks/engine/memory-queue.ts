@@ -21,7 +21,7 @@ export class MemoryQueue implements DeliveryQueue {
       id, name: id, url: `http://receiver.test/${id}`, events: '["enquiry.created"]', secret: 'whsec_test',
       previous_secret: null, previous_secret_expires_at: null, active, disabled_reason: null, created_at: '',
       updated_at: '', deleted_at: null,
-      max_per_second: maxPerSecond,
+      max_per_second: maxPerSecond, ordering: 'none',
     };
     this.webhooks.set(id, row);
     return row;
@@ -38,6 +38,7 @@ export class MemoryQueue implements DeliveryQueue {
       id, webhook_id: webhookId, event_id: eventId, event_type: 'enquiry.created', status: 'pending', attempts: 0,
       next_attempt_at: at, lease_owner: null, lease_until: null, last_status: null, last_error: null,
       cancel_reason: null, redelivery_of: null, created_at: '', updated_at: '', completed_at: null,
+      order_key: null, waits_for: null,
     };
     this.deliveries.set(id, row);
     for (const l of this.listeners) l();

@@ -21,9 +21,13 @@ import { filterText, neverMatched, parseFilter } from './filterText';
 // The secret returned at creation, handed to the edit page that follows (never stored anywhere).
 let justCreatedSecret: { id: string; secret: string } | null = null;
 
-const NEW_WEBHOOK: WebhookFormValues = { name: '', url: '', events: [], max_per_second: null, filter: '' };
-const formValues = (w: Webhook): WebhookFormValues =>
-  ({ name: w.name, url: w.url, events: w.events, max_per_second: w.max_per_second, filter: filterText(w.filter) });
+const NEW_WEBHOOK: WebhookFormValues = {
+  name: '', url: '', events: [], max_per_second: null, filter: '', ordering: 'none',
+};
+const formValues = (w: Webhook): WebhookFormValues => ({
+  name: w.name, url: w.url, events: w.events, max_per_second: w.max_per_second, filter: filterText(w.filter),
+  ordering: w.ordering,
+});
 /** The form's values as the API takes them: the filter's text as JSON (null: none). */
 const body = (v: WebhookFormValues) => ({ ...v, filter: parseFilter(v.filter) ?? null });
 

@@ -1,4 +1,4 @@
-// Name, URL, event checkboxes, the optional payload filter and throttle (deliveries per second).
+// Name, URL, event checkboxes, the optional payload filter, throttle (deliveries per second) and per-record order.
 // Every invalid field is marked at once, with the server's limits checked here
 // first; the server's own messages (e.g. a private address) are shown next to the field they name, and focused.
 import { useState, type FormEvent } from 'react';
@@ -20,6 +20,8 @@ export interface WebhookFormValues {
   max_per_second: number | null;
   /** The payload filter as JSON text; '' is none (sent as null). */
   filter: string;
+  /** 'record': one record's events are delivered one after another, in commit order. */
+  ordering: 'none' | 'record';
 }
 
 interface Props {
@@ -74,7 +76,7 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
   const [busy, setBusy] = useState(false);
   const dirty = values.name !== initial.name || values.url !== initial.url
     || !sameEvents(values.events, initial.events) || limitText.trim() !== initialLimit
-    || values.filter.trim() !== initial.filter.trim();
+    || values.filter.trim() !== initial.filter.trim() || values.ordering !== initial.ordering;
   const guard = useUnsavedChanges(dirty);
 
   const toggleEvent = (type: string, on: boolean) =>
@@ -170,6 +172,17 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
           <input type="text" inputMode="numeric" className="input-narrow" value={limitText} maxLength={4}
             onChange={(e) => setLimitText(e.target.value)} placeholder="No limit" />
         </Field>
+      </div>
+      <div data-field="ordering">
+        <label className="check">
+          <input type="checkbox" checked={values.ordering === 'record'} data-testid="ordering"
+            onChange={(e) => setValues((v) => ({ ...v, ordering: e.target.checked ? 'record' : 'none' }))} />
+          <span>Deliver each record&apos;s events in order</span>
+        </label>
+        <p className="muted small">
+          A booking&apos;s events arrive one after another, as they were saved: while one is retried, the later ones
+          of that booking wait (other bookings go on).
+        </p>
       </div>
       <div className="form-actions">
         {onCancel && <button type="button" className="button" onClick={cancel}>Cancel</button>}

@@ -7,6 +7,7 @@ import { readRows } from '../../../store/read.js';
 import { listValues, slot, slots, withValues } from '../../../store/prepared.js';
 import { disableWebhook } from '../../disable.js';
 import { statRows, upsertStats, type StatEntry } from '../../stats/counts.js';
+import { lockChains, releaseNext, type Chain } from '../order.js';
 import type { DeliveryRow, EventRow, WebhookRow } from '../../tables.js';
 import type {
   ClaimRequest, Claimed, DeliveryQueue, FailureRecord, FailureWritten, LoadedDelivery, SuccessItem, Wakeups,
@@ -100,24 +101,37 @@ export abstract class BaseQueue implements DeliveryQueue {
       RETURNING next_slot_ms`.compile(this.core.db);
   }
 
-  async cancel(id: string, reason: string, now: string): Promise<void> {
-    await this.core.db.updateTable('deliveries')
+  async cancel(id: string, reason: string, now: string, chain?: Chain): Promise<void> {
+    const cancel = (db: Db) => db.updateTable('deliveries')
       .set({
         status: 'cancelled', cancel_reason: reason, next_attempt_at: null, lease_owner: null, lease_until: null,
         updated_at: now, completed_at: now,
       })
       .where('id', '=', id).where('status', '=', 'pending')
       .execute();
+    if (!chain) {
+      await cancel(this.core.db);
+      return;
+    }
+    await this.core.db.transaction().execute(async (trx) => {
+      await lockChains(trx, [chain]);
+      await cancel(trx);
+      await releaseNext(trx, [id], Date.parse(now));
+    });
   }
 
   /** A success counts even if the delivery was cancelled while in flight: the receiver has it. */
   async recordSuccesses(items: readonly SuccessItem[]): Promise<void> {
     if (items.length === 0) return;
     const now = items[items.length - 1].now;
+    const chains = items.flatMap((i) => (i.chain ? [i.chain] : []));
     await this.core.db.transaction().execute(async (trx) => {
+      if (chains.length > 0) await lockChains(trx, chains); // before any row lock (order.ts)
       await trx.insertInto('delivery_attempts').values(items.map((i) => i.attempt)).execute();
       await markSucceeded(trx, now, items.map((i) => i.attempt.delivery_id)).execute();
       await upsertStats(trx, statRows(successEntries(items))).execute();
+      const ordered = items.filter((i) => i.chain).map((i) => i.attempt.delivery_id);
+      await releaseNext(trx, ordered, Date.parse(now));
     });
   }
 
@@ -130,7 +144,9 @@ export abstract class BaseQueue implements DeliveryQueue {
 
   async recordFailure(f: FailureRecord): Promise<FailureWritten> {
     const id = f.attempt.delivery_id;
+    const givenUp = f.status === 'failed' ? f.chain : undefined;
     return this.core.db.transaction().execute(async (trx) => {
+      if (givenUp) await lockChains(trx, [givenUp]); // before the row's lock (order.ts)
       const read = trx.selectFrom('deliveries').selectAll().where('id', '=', id);
       const current = await (this.lockRows ? read.forUpdate() : read).executeTakeFirst();
       await trx.insertInto('delivery_attempts').values(f.attempt).execute();
@@ -154,6 +170,7 @@ export abstract class BaseQueue implements DeliveryQueue {
       };
       await upsertStats(trx, statRows([entry])).execute();
       if (status === 'failed' && f.disable) await disableWebhook(trx, this.core, f.disable.webhookId, f.disable.reason);
+      if (givenUp && status === 'failed') await releaseNext(trx, [id], Date.parse(f.now));
       return { status, cancelReason: current?.cancel_reason ?? null };
     });
   }

@@ -61,6 +61,8 @@ export class PostgresQueue extends BaseQueue {
   /** One statement (atomic on its own): the attempt rows from one JSON array, and their deliveries' update. */
   override async recordSuccesses(items: readonly SuccessItem[]): Promise<void> {
     if (items.length === 0) return;
+    // An ordered delivery's success also takes its chain's lock and makes the next one due (order.ts): a transaction.
+    if (items.some((i) => i.chain)) return super.recordSuccesses(items);
     // JSON.stringify escapes the bodies natively; pg's array literals escaped each string in JavaScript.
     const attempts = JSON.stringify(items.map((i) => i.attempt));
     const counts = JSON.stringify(statRows(successEntries(items)));

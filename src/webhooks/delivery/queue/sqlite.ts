@@ -45,10 +45,15 @@ export class SqliteQueue extends BaseQueue {
     const statColumns = Object.keys(statRows([{ webhookId: '', atMs: 0, durationMs: 0, outcome: 'failed' }])[0]);
     const statRow = Object.fromEntries(statColumns.map((c) => [c, slot(c)])) as unknown as WebhookStatRow;
     const upsert = withValues(upsertStats(db, [statRow]).compile());
+    // An ordered delivery's success makes the next of its record due (order.ts; SQLite's writes are serial).
+    const at = slot('at') as unknown as number;
+    const release = withValues(db.updateTable('deliveries').set({ waits_for: null, next_attempt_at: at })
+      .where('waits_for', '=', slot('id')).where(sql<boolean>`status = 'pending'`).compile());
     this.successSteps = (items, now) => [
-      ...items.flatMap(({ attempt }) => [
+      ...items.flatMap(({ attempt, chain }) => [
         step(insert(attempt as unknown as Record<string, unknown>)),
         step(update({ now, id: attempt.delivery_id })),
+        ...(chain ? [step(release({ at: Date.parse(now), id: attempt.delivery_id }))] : []),
       ]),
       // The batch's chart counters, in its transaction (a few rows per webhook: its minute, hour and health).
       ...statRows(successEntries(items)).map((r) => step(upsert(r as unknown as Record<string, unknown>))),

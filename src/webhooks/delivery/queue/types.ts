@@ -1,6 +1,7 @@
 // The seam between the delivery worker and the database: one interface, one implementation per backend in this
 // folder (sqlite.ts, postgres.ts). Nothing outside it (and src/store/) asks which database Waypost runs on.
 import type { DeliveryAttemptRow, DeliveryRow, DeliveryStatus, EventRow, WebhookRow } from '../../tables.js';
+import type { Chain } from '../order.js';
 
 export interface LoadedDelivery {
   delivery: DeliveryRow;
@@ -32,6 +33,8 @@ export interface SuccessItem {
   now: string;
   /** The delivery's webhook: its chart counters are added in the same write (src/webhooks/stats/). */
   webhookId: string;
+  /** An ordered delivery's chain (delivery/order.ts): its success makes the next one due. */
+  chain?: Chain;
 }
 
 /** A failed attempt and what it leads to: another try at `nextAttemptAt`, or the end (`failed`). */
@@ -44,6 +47,8 @@ export interface FailureRecord {
   now: string;
   /** Set when the failure disables the webhook (exhausted): written in the same transaction. */
   disable: { webhookId: string; reason: string } | null;
+  /** An ordered delivery's chain: given up (failed), it makes the next one due. */
+  chain?: Chain;
 }
 
 /** The delivery after a failure was written: a delivery cancelled while in flight stays cancelled. */
@@ -79,8 +84,9 @@ export interface DeliveryQueue {
    * next free slot or `now` if that has passed; returns the first slot (ms). delivery/throttle.ts uses it.
    */
   reserveSlots(webhookId: string, count: number, intervalMs: number, now: number): Promise<number>;
-  /** Cancels a pending delivery that must not be sent (webhook deleted or disabled, event gone). */
-  cancel(id: string, reason: string, now: string): Promise<void>;
+  /** Cancels a pending delivery that must not be sent (webhook deleted or disabled, event gone); its record's next
+   * one (an ordered webhook's) is due then. */
+  cancel(id: string, reason: string, now: string, chain?: Chain): Promise<void>;
   /** Calls `onWake` when deliveries may have been queued (this process's commits; other processes' on PostgreSQL). */
   wakeups(onWake: () => void): Wakeups;
   close(): Promise<void>;
