@@ -5,6 +5,7 @@ import { conflict, invalidParameter, notFound } from '../errors.js';
 import { iso } from '../records/normalize.js';
 import { RESOURCES } from '../records/schemas.js';
 import { isEventType } from './catalog.js';
+import { findRecords, parseLogSearch, type FoundRecords } from './log-search.js';
 import { signalNote } from './delivery/schedule.js';
 import { webhookRow } from './manage.js';
 import { queueDelivery, wakeWorkers } from './outbox.js';
@@ -30,6 +31,8 @@ export interface DeliveryQuery {
   event_id?: string;
   record_id?: number | string;
   resource?: string;
+  /** The search box: any of the ids above, or an e-mail, name or trip title (log-search.ts). */
+  q?: string;
   page?: number | string;
   perpage?: number | string;
 }
@@ -102,10 +105,15 @@ function deliveriesJoined(core: Core) {
 }
 
 /** Deliveries newest first, filtered by webhook, event type, status and creation time. */
-export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Promise<Page<DeliveryView>> {
-  for (const [name, value] of Object.entries(query)) {
+export async function listDeliveries(core: Core, q: DeliveryQuery = {}): Promise<Page<DeliveryView>> {
+  for (const [name, value] of Object.entries(q)) {
     if (Array.isArray(value)) throw invalidParameter(name, 'give it once');
   }
+  if (q.q !== undefined && typeof q.q !== 'string') throw invalidParameter('q', 'give it once');
+  const { q: box, ...rest } = q;
+  const search = parseLogSearch(box ?? '');
+  // The box's id joins the other parameters (both must hold); its text is resolved to records first.
+  const query: DeliveryQuery = search === null || 'text' in search ? rest : { ...rest, ...search };
   const { page, perpage } = pageParams(query);
   const statuses: readonly string[] = DELIVERY_STATUSES;
   if (query.status !== undefined && query.status !== '' && !statuses.includes(query.status)) {
@@ -146,6 +154,15 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
       .where('events.resource', 'in', resource ? [resource] : [...RECORD_RESOURCES])
       .where('events.record_id', '=', recordId));
   }
+  const found: FoundRecords | null = search !== null && 'text' in search ? await findRecords(core, search.text) : null;
+  if (found?.records.length === 0) return { items: [], total: 0, page, perpage, search: { records: 0, more: false } };
+  if (found) {
+    // One (resource, record_id) range of events_record per kind; their deliveries through deliveries_event.
+    const records = found.records;
+    base = base.where('deliveries.event_id', 'in', core.db.selectFrom('events').select('events.id')
+      .where((eb) => eb.or(records.map(({ resource: kind, ids }) => eb.and([
+        eb('events.resource', '=', kind), eb('events.record_id', 'in', ids)])))));
+  }
   // Ids are time-sortable: newest first by id uses the primary key, or (webhook_id, id) for one webhook.
   const ids = await base.select('deliveries.id').orderBy('deliveries.id', 'desc')
     .limit(perpage).offset((page - 1) * perpage).execute();
@@ -154,7 +171,10 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
     ? await deliveriesJoined(core).where('deliveries.id', 'in', ids.map((r) => r.id)).execute()
     : [];
   const byId = new Map(rows.map((r) => [r.id, r as DeliveryJoined]));
-  return { items: ids.map((r) => deliveryView(byId.get(r.id)!)), total: Number(counted.n), page, perpage };
+  const items = ids.map((r) => deliveryView(byId.get(r.id)!));
+  if (!found) return { items, total: Number(counted.n), page, perpage };
+  const records = found.records.reduce((n, r) => n + r.ids.length, 0);
+  return { items, total: Number(counted.n), page, perpage, search: { records, more: found.more } };
 }
 
 function parseJson<T>(text: string | null, fallback: T): T {
