@@ -69,4 +69,6 @@ export interface Core {
 }
 
 type Searched = 'trips' | 'customers' | 'bookings' | 'payments';
-export type FindRecordIds = (resource: Searched, search: string, limit: number) => Promise<{ ids: number[]; more: boolean }>;
+export type FindRecordIds = (
+  resource: Searched, search: string, limit: number,
+) => Promise<{ ids: number[]; more: boolean }>;
