@@ -1,5 +1,6 @@
 // The delivery log (DESIGN.md "Delivery log"): every delivery and every attempt, newest first, with filters, the
 // detail of one delivery (its event envelope and attempts), manual redeliver, and the stored e-mail alerts.
+import { sql } from 'kysely';
 import type { Core } from '../core.js';
 import { conflict, invalidParameter, notFound } from '../errors.js';
 import { iso } from '../records/normalize.js';
@@ -106,6 +107,25 @@ function deliveriesJoined(core: Core) {
 
 /** Deliveries newest first, filtered by webhook, event type, status and creation time. */
 export async function listDeliveries(core: Core, q: DeliveryQuery = {}): Promise<Page<DeliveryView>> {
+  const { page, perpage, found, statements } = await listStatements(core, q);
+  if (statements === null) return { items: [], total: 0, page, perpage, search: { records: 0, more: false } };
+  const ids = (await core.db.executeQuery<{ id: string }>(statements.ids)).rows;
+  const counted = (await core.db.executeQuery<{ n: number | string }>(statements.count)).rows[0];
+  const rows = ids.length
+    ? await deliveriesJoined(core).where('deliveries.id', 'in', ids.map((r) => r.id)).execute()
+    : [];
+  const byId = new Map(rows.map((r) => [r.id, r as DeliveryJoined]));
+  const items = ids.map((r) => deliveryView(byId.get(r.id)!));
+  if (!found) return { items, total: Number(counted.n), page, perpage };
+  const records = found.records.reduce((n, r) => n + r.ids.length, 0);
+  return { items, total: Number(counted.n), page, perpage, search: { records, more: found.more } };
+}
+
+/**
+ * The statements of a listing, its page's ids and its total (null: a text search that found no record), after the
+ * query is checked and a text search resolved to records; the plan tests read their plans.
+ */
+export async function listStatements(core: Core, q: DeliveryQuery) {
   for (const [name, value] of Object.entries(q)) {
     if (Array.isArray(value)) throw invalidParameter(name, 'give it once');
   }
@@ -138,12 +158,20 @@ export async function listDeliveries(core: Core, q: DeliveryQuery = {}): Promise
     }
   }
 
+  const found: FoundRecords | null = search !== null && 'text' in search ? await findRecords(core, search.text) : null;
+  if (found?.records.length === 0) return { page, perpage, found, statements: null };
+  // A search drives the page through its own index; the filters then check the few rows it finds. Written as an
+  // expression (`|| ''`), a filter's column offers no index of its own: left to guess without statistics, SQLite
+  // walked a webhook's or a status's deliveries (O(deliveries)) for one traveller's handful.
+  const driven = found !== null || recordId !== null || Boolean(query.delivery_id || query.event_id);
+  const column = (name: 'webhook_id' | 'event_type' | 'status' | 'created_at') => (driven
+    ? sql<string>`${sql.ref(`deliveries.${name}`)} || ''` : sql.ref<string>(`deliveries.${name}`));
   let base = core.db.selectFrom('deliveries');
-  if (query.webhook_id) base = base.where('deliveries.webhook_id', '=', query.webhook_id);
-  if (query.event_type) base = base.where('deliveries.event_type', '=', query.event_type);
-  if (query.status) base = base.where('deliveries.status', '=', query.status as DeliveryStatus);
-  if (since) base = base.where('deliveries.created_at', '>=', since);
-  if (until) base = base.where('deliveries.created_at', '<', until);
+  if (query.webhook_id) base = base.where(column('webhook_id'), '=', query.webhook_id);
+  if (query.event_type) base = base.where(column('event_type'), '=', query.event_type);
+  if (query.status) base = base.where(column('status'), '=', query.status);
+  if (since) base = base.where(column('created_at'), '>=', since);
+  if (until) base = base.where(column('created_at'), '<', until);
   // Each search is an index lookup (the primary key, deliveries(event_id), events(resource, record_id)) that
   // matches few rows, so the page is still cheap; an IN list of every resource lets the record search use the
   // index whose first column is the resource.
@@ -154,8 +182,6 @@ export async function listDeliveries(core: Core, q: DeliveryQuery = {}): Promise
       .where('events.resource', 'in', resource ? [resource] : [...RECORD_RESOURCES])
       .where('events.record_id', '=', recordId));
   }
-  const found: FoundRecords | null = search !== null && 'text' in search ? await findRecords(core, search.text) : null;
-  if (found?.records.length === 0) return { items: [], total: 0, page, perpage, search: { records: 0, more: false } };
   if (found) {
     // One (resource, record_id) range of events_record per kind; their deliveries through deliveries_event.
     const records = found.records;
@@ -164,17 +190,10 @@ export async function listDeliveries(core: Core, q: DeliveryQuery = {}): Promise
         eb('events.resource', '=', kind), eb('events.record_id', 'in', ids)])))));
   }
   // Ids are time-sortable: newest first by id uses the primary key, or (webhook_id, id) for one webhook.
-  const ids = await base.select('deliveries.id').orderBy('deliveries.id', 'desc')
-    .limit(perpage).offset((page - 1) * perpage).execute();
-  const counted = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  const rows = ids.length
-    ? await deliveriesJoined(core).where('deliveries.id', 'in', ids.map((r) => r.id)).execute()
-    : [];
-  const byId = new Map(rows.map((r) => [r.id, r as DeliveryJoined]));
-  const items = ids.map((r) => deliveryView(byId.get(r.id)!));
-  if (!found) return { items, total: Number(counted.n), page, perpage };
-  const records = found.records.reduce((n, r) => n + r.ids.length, 0);
-  return { items, total: Number(counted.n), page, perpage, search: { records, more: found.more } };
+  const ids = base.select('deliveries.id').orderBy('deliveries.id', 'desc')
+    .limit(perpage).offset((page - 1) * perpage).compile();
+  const count = base.select((eb) => eb.fn.countAll().as('n')).compile();
+  return { page, perpage, found, statements: { ids, count } };
 }
 
 function parseJson<T>(text: string | null, fallback: T): T {
