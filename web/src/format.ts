@@ -42,4 +42,3 @@ const SINGULAR: Record<string, string> = {
 /** "bookings", 1042 → "booking 1042": which record an event concerns. */
 export const recordLabel = (resource: string | null, id: number | null) =>
   resource && id !== null ? `${SINGULAR[resource] ?? resource} ${id}` : null;
-
