@@ -1,6 +1,7 @@
 // Delivery-log reads at volume: 200,000 deliveries (10 webhooks, 1 attempt each) in a fresh SQLite file and a
 // fresh PostgreSQL schema; the latency of the admin API's listing queries (first page, per webhook, per status,
-// a deep page), one delivery's detail, and a retention prune of half the log. Results: bench/results/delivery-log.json.
+// a deep page, a search by a traveller's e-mail and by a trip's title), one delivery's detail, and a retention prune
+// of half the log. Results: bench/results/delivery-log.json.
 // Run: npx tsx bench/delivery-log.ts [deliveries]
 //   (PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432, skipped if absent)
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -91,6 +92,16 @@ async function run(dialect: TestDialect) {
     const seedSeconds = (performance.now() - seeding) / 1000;
     const list = (q: DeliveryQuery) => () => listDeliveries(wp.core, q);
     const some = (await listDeliveries(wp.core, { perpage: 1 })).items[0].id;
+    // One traveller's two bookings, early and late in the log (their seeded events and the new ones), through the
+    // write path, so the search reads the records' own index as the console does.
+    const traveller = { email: 'ana.silva@example.com', first_name: 'Ana', last_name: 'Silva' };
+    for (const id of [1042, Math.floor(COUNT * 0.9)]) {
+      await wp.put('bookings', id, {
+        status: 'booked', currency: 'EUR', total_amount: '1250.00', paid_amount: '0.00', customer: traveller,
+        trips: [{ trip_id: 7, title: 'Douro Valley Wine Trail', start_date: '2026-05-01', travellers: 2,
+          line_items: [] }], engine_version: '6.8.0', cart_version: '4.1',
+      });
+    }
     const queries = {
       first_page: await time(list({})),
       one_webhook: await time(list({ webhook_id: hooks[3] })),
@@ -98,13 +109,17 @@ async function run(dialect: TestDialect) {
       webhook_and_status: await time(list({ webhook_id: hooks[3], status: 'failed' })),
       page_100_of_20: await time(list({ page: 100 })),
       last_7_days: await time(list({ since: new Date(now - 7 * DAY).toISOString() })),
+      search_email: await time(list({ q: 'ana.silva@example.com' })),
+      search_trip: await time(list({ q: 'Douro Valley' })),
+      search_email_failed: await time(list({ q: 'ana.silva@example.com', status: 'failed', webhook_id: hooks[3] })),
       detail: await time(() => getDelivery(wp.core, some)),
     };
     const pruning = performance.now();
     const pruned = await pruneDeliveryLog(wp.core); // 30-day retention over 60 days of log: about half goes
     const pruneSeconds = (performance.now() - pruning) / 1000;
+    const found = (await listDeliveries(wp.core, { q: 'ana.silva@example.com' })).total;
     const result = {
-      dialect, deliveries: COUNT, seed_seconds: Number(seedSeconds.toFixed(1)), queries,
+      dialect, deliveries: COUNT, search_email_found: found, seed_seconds: Number(seedSeconds.toFixed(1)), queries,
       prune: { seconds: Number(pruneSeconds.toFixed(2)), ...pruned },
     };
     console.log(JSON.stringify(result));

@@ -61,4 +61,14 @@ export interface Core {
   readonly settings: SettingsReader;
   /** The searches a probe of the API found common lately (src/api/search-memo.ts), so their lists skip the probe. */
   readonly knownCommon: KnownCommonSearches;
+  /**
+   * The newest `limit` records of one kind that the REST API's `search` finds (src/api/search-ids.ts), and whether
+   * more hold it: how the delivery log finds deliveries by e-mail, name or trip without a search index of its own.
+   */
+  readonly findRecordIds: FindRecordIds;
 }
+
+type Searched = 'trips' | 'customers' | 'bookings' | 'payments';
+export type FindRecordIds = (
+  resource: Searched, search: string, limit: number,
+) => Promise<{ ids: number[]; more: boolean }>;

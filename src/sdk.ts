@@ -19,6 +19,7 @@ import { closeWebhooks, installWebhooks, startWorker, type Worker } from './webh
 import { closeApi, installApi } from './api/install.js';
 import { KnownCommonSearches } from './api/search-memo.js';
 import { startTracing, tracing } from './tracing/index.js';
+import { findRecordIds } from './api/search-ids.js';
 
 export interface WaypostOptions {
   /** Environment to read configuration from (default: process.env). */
@@ -66,6 +67,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
   const core: Core = {
     config, store, db: store.db, log, clock: options.clock ?? systemClock, bus: new Bus(), writeListeners: [], filters,
     settings, knownCommon: new KnownCommonSearches(),
+    findRecordIds: (resource, search, limit) => findRecordIds(core, resource, search, limit),
   };
   try {
     if (options.migrate !== false) await migrate(store.db);

@@ -1,10 +1,12 @@
 // The delivery log (DESIGN.md "Delivery log"): every delivery and every attempt, newest first, with filters, the
 // detail of one delivery (its event envelope and attempts), manual redeliver, and the stored e-mail alerts.
+import { sql } from 'kysely';
 import type { Core } from '../core.js';
 import { conflict, invalidParameter, notFound } from '../errors.js';
 import { iso } from '../records/normalize.js';
 import { RESOURCES } from '../records/schemas.js';
 import { isEventType } from './catalog.js';
+import { findRecords, parseLogSearch, type FoundRecords } from './log-search.js';
 import { signalNote } from './delivery/schedule.js';
 import { webhookRow } from './manage.js';
 import { queueDelivery, wakeWorkers } from './outbox.js';
@@ -30,6 +32,8 @@ export interface DeliveryQuery {
   event_id?: string;
   record_id?: number | string;
   resource?: string;
+  /** The search box: any of the ids above, or an e-mail, name or trip title (log-search.ts). */
+  q?: string;
   page?: number | string;
   perpage?: number | string;
 }
@@ -102,10 +106,34 @@ function deliveriesJoined(core: Core) {
 }
 
 /** Deliveries newest first, filtered by webhook, event type, status and creation time. */
-export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Promise<Page<DeliveryView>> {
-  for (const [name, value] of Object.entries(query)) {
+export async function listDeliveries(core: Core, q: DeliveryQuery = {}): Promise<Page<DeliveryView>> {
+  const { page, perpage, found, statements } = await listStatements(core, q);
+  if (statements === null) return { items: [], total: 0, page, perpage, search: { records: 0, more: false } };
+  const ids = (await core.db.executeQuery<{ id: string }>(statements.ids)).rows;
+  const counted = (await core.db.executeQuery<{ n: number | string }>(statements.count)).rows[0];
+  const rows = ids.length
+    ? await deliveriesJoined(core).where('deliveries.id', 'in', ids.map((r) => r.id)).execute()
+    : [];
+  const byId = new Map(rows.map((r) => [r.id, r as DeliveryJoined]));
+  const items = ids.map((r) => deliveryView(byId.get(r.id)!));
+  if (!found) return { items, total: Number(counted.n), page, perpage };
+  const records = found.records.reduce((n, r) => n + r.ids.length, 0);
+  return { items, total: Number(counted.n), page, perpage, search: { records, more: found.more } };
+}
+
+/**
+ * The statements of a listing, its page's ids and its total (null: a text search that found no record), after the
+ * query is checked and a text search resolved to records; the plan tests read their plans.
+ */
+export async function listStatements(core: Core, q: DeliveryQuery) {
+  for (const [name, value] of Object.entries(q)) {
     if (Array.isArray(value)) throw invalidParameter(name, 'give it once');
   }
+  if (q.q !== undefined && typeof q.q !== 'string') throw invalidParameter('q', 'give it once');
+  const { q: box, ...rest } = q;
+  const search = parseLogSearch(box ?? '');
+  // The box's id joins the other parameters (both must hold); its text is resolved to records first.
+  const query: DeliveryQuery = search === null || 'text' in search ? rest : { ...rest, ...search };
   const { page, perpage } = pageParams(query);
   const statuses: readonly string[] = DELIVERY_STATUSES;
   if (query.status !== undefined && query.status !== '' && !statuses.includes(query.status)) {
@@ -130,12 +158,20 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
     }
   }
 
+  const found: FoundRecords | null = search !== null && 'text' in search ? await findRecords(core, search.text) : null;
+  if (found?.records.length === 0) return { page, perpage, found, statements: null };
+  // A search drives the page through its own index; the filters then check the few rows it finds. Written as an
+  // expression (`|| ''`), a filter's column offers no index of its own: left to guess without statistics, SQLite
+  // walked a webhook's or a status's deliveries (O(deliveries)) for one traveller's handful.
+  const driven = found !== null || recordId !== null || Boolean(query.delivery_id || query.event_id);
+  const column = (name: 'webhook_id' | 'event_type' | 'status' | 'created_at') => (driven
+    ? sql<string>`${sql.ref(`deliveries.${name}`)} || ''` : sql.ref<string>(`deliveries.${name}`));
   let base = core.db.selectFrom('deliveries');
-  if (query.webhook_id) base = base.where('deliveries.webhook_id', '=', query.webhook_id);
-  if (query.event_type) base = base.where('deliveries.event_type', '=', query.event_type);
-  if (query.status) base = base.where('deliveries.status', '=', query.status as DeliveryStatus);
-  if (since) base = base.where('deliveries.created_at', '>=', since);
-  if (until) base = base.where('deliveries.created_at', '<', until);
+  if (query.webhook_id) base = base.where(column('webhook_id'), '=', query.webhook_id);
+  if (query.event_type) base = base.where(column('event_type'), '=', query.event_type);
+  if (query.status) base = base.where(column('status'), '=', query.status);
+  if (since) base = base.where(column('created_at'), '>=', since);
+  if (until) base = base.where(column('created_at'), '<', until);
   // Each search is an index lookup (the primary key, deliveries(event_id), events(resource, record_id)) that
   // matches few rows, so the page is still cheap; an IN list of every resource lets the record search use the
   // index whose first column is the resource.
@@ -146,15 +182,18 @@ export async function listDeliveries(core: Core, query: DeliveryQuery = {}): Pro
       .where('events.resource', 'in', resource ? [resource] : [...RECORD_RESOURCES])
       .where('events.record_id', '=', recordId));
   }
+  if (found) {
+    // One (resource, record_id) range of events_record per kind; their deliveries through deliveries_event.
+    const records = found.records;
+    base = base.where('deliveries.event_id', 'in', core.db.selectFrom('events').select('events.id')
+      .where((eb) => eb.or(records.map(({ resource: kind, ids }) => eb.and([
+        eb('events.resource', '=', kind), eb('events.record_id', 'in', ids)])))));
+  }
   // Ids are time-sortable: newest first by id uses the primary key, or (webhook_id, id) for one webhook.
-  const ids = await base.select('deliveries.id').orderBy('deliveries.id', 'desc')
-    .limit(perpage).offset((page - 1) * perpage).execute();
-  const counted = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  const rows = ids.length
-    ? await deliveriesJoined(core).where('deliveries.id', 'in', ids.map((r) => r.id)).execute()
-    : [];
-  const byId = new Map(rows.map((r) => [r.id, r as DeliveryJoined]));
-  return { items: ids.map((r) => deliveryView(byId.get(r.id)!)), total: Number(counted.n), page, perpage };
+  const ids = base.select('deliveries.id').orderBy('deliveries.id', 'desc')
+    .limit(perpage).offset((page - 1) * perpage).compile();
+  const count = base.select((eb) => eb.fn.countAll().as('n')).compile();
+  return { page, perpage, found, statements: { ids, count } };
 }
 
 function parseJson<T>(text: string | null, fallback: T): T {

@@ -77,4 +77,9 @@ export interface Page<T> {
   total: number;
   page: number;
   perpage: number;
+  /**
+   * A search by e-mail, name or trip (the log's `q`): how many records it found, and whether more hold it than the
+   * newest RECORDS_PER_KIND of a kind (webhooks/log-search.ts), whose deliveries are then not all listed.
+   */
+  search?: { records: number; more: boolean };
 }

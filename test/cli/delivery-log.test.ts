@@ -46,6 +46,23 @@ describe('waypost deliveries: search and recover', { timeout: 240_000 }, () => {
     expect((await runCli(['deliveries', 'show', one.id], env)).stdout).toMatch(/^record: +customer 1042$/m);
   });
 
+  it('finds a traveller\'s deliveries by e-mail or name, and ids in the same option', async () => {
+    const [byEmail, byName, byId, nobody] = await Promise.all([
+      json('deliveries', 'list', '--search', 'BO@example.com'), json('deliveries', 'list', '--search', 'Silva'),
+      json('deliveries', 'list', '--search', 'customer 7'), json('deliveries', 'list', '--search', 'zoe@example.com'),
+    ]);
+    expect(byEmail.items.map((d: { record_id: number }) => d.record_id)).toEqual([7]);
+    expect(byName.items.map((d: { record_id: number }) => d.record_id)).toEqual([1042]);
+    expect(byId.items.map((d: { record_id: number }) => d.record_id)).toEqual([7]);
+    expect(nobody.total).toBe(0);
+    const table = await runCli(['deliveries', 'list', '--search', 'ana@example.com'], env);
+    expect(table.stdout).toMatch(/ customer\.created +pending +- +0 +customer 1042 /);
+    expect(table.stdout).not.toContain('customer 7 ');
+    const short = await runCli(['deliveries', 'list', '--search', 'ek'], env);
+    expect(short.code).toBe(1);
+    expect(short.stderr).toMatch(/^waypost: q: search for an e-mail, name or trip of 3 to 200 characters/);
+  });
+
   it('recovers what a disable cancelled, once, after the webhook is enabled again', async () => {
     expect((await runCli(['webhooks', 'disable', hookId], env)).code).toBe(0);
     expect((await json('deliveries', 'list', '--status', 'cancelled')).total).toBe(2);

@@ -178,7 +178,7 @@ export async function walkStates(env: ConsoleEnv, page: Page, visit: (state: str
   await page.getByText('No deliveries match these filters').first().waitFor();
   await show('logs-no-match');
   await app('#/logs?q=%3F%3F');
-  await page.getByText('Search for a delivery id').first().waitFor();
+  await page.getByText('Search for an e-mail, name or trip').first().waitFor();
   await show('logs-search-error');
   await app(`#/logs?delivery=${ids.failedDelivery}`);
   await page.getByRole('dialog', { name: 'Delivery details' }).getByTestId('attempt').first().waitFor();

@@ -42,20 +42,3 @@ const SINGULAR: Record<string, string> = {
 /** "bookings", 1042 → "booking 1042": which record an event concerns. */
 export const recordLabel = (resource: string | null, id: number | null) =>
   resource && id !== null ? `${SINGULAR[resource] ?? resource} ${id}` : null;
-
-/**
- * The delivery log's search box: a delivery id (dlv_…), an event id (evt_…), a record id alone, or a record named
- * like the log shows it ("booking 1042", "bookings #1042"). Null when the text is none of these.
- */
-export function parseLogSearch(text: string): Record<string, string> | null {
-  const q = text.trim();
-  if (q === '') return {};
-  if (/^dlv_\S+$/.test(q)) return { delivery_id: q };
-  if (/^evt_\S+$/.test(q)) return { event_id: q };
-  if (/^#?\d{1,16}$/.test(q)) return { record_id: q.replace('#', '') };
-  const named = /^([a-z]+)\s*#?\s*(\d{1,16})$/i.exec(q);
-  if (!named) return null;
-  const word = named[1].toLowerCase();
-  const resource = Object.keys(SINGULAR).find((r) => r === word || SINGULAR[r] === word);
-  return resource ? { resource, record_id: named[2] } : null;
-}

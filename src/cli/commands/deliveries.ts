@@ -27,6 +27,7 @@ interface DeliveryListOptions {
   eventId?: string;
   record?: string;
   resource?: string;
+  search?: string;
   limit: number;
   page: number;
   json?: boolean;
@@ -64,12 +65,14 @@ export function registerDeliveries(program: Command, cli: Cli): void {
   const deliveries = program.command('deliveries').description('The delivery log: list, show, redeliver, recover');
 
   deliveries.command('list')
-    .description('Deliveries, newest first; filter as in the console\'s Logs tab, or search by delivery, event, record')
+    .description('Deliveries, newest first; filter and search as in the console\'s Logs tab')
     .option('--webhook <id>', 'only this webhook\'s deliveries (deleted webhooks too)')
     .addOption(new Option('--status <status>', 'only deliveries in this state').choices([...DELIVERY_STATUSES]))
     .addOption(new Option('--event <type>', 'only this event type').choices([...EVENT_TYPE_NAMES]))
     .option('--since <time>', 'only deliveries created at or after this ISO 8601 time, e.g. 2026-01-31T00:00:00Z')
     .option('--until <time>', 'only deliveries created before this ISO 8601 time')
+    .option('--search <text>', 'deliveries about a traveller (e-mail, name, phone) or trip (title), or with this id '
+      + '(dlv_…, evt_…, booking 1042), as the Logs tab\'s search box')
     .option('--delivery <id>', 'search: this delivery')
     .option('--event-id <id>', 'search: the deliveries of this event (evt_…)')
     .option('--record <id>', 'search: the deliveries of events about this record id (e.g. booking 1042: --record 1042)')
@@ -83,7 +86,7 @@ export function registerDeliveries(program: Command, cli: Cli): void {
         const page = await listDeliveries(wp.core, {
           webhook_id: opts.webhook, status: opts.status, event_type: opts.event, since: opts.since, until: opts.until,
           delivery_id: opts.delivery, event_id: opts.eventId, record_id: opts.record, resource: opts.resource,
-          perpage: opts.limit, page: opts.page,
+          q: opts.search, perpage: opts.limit, page: opts.page,
         });
         cli.output(opts.json, page, () => {
           const shown = table(
@@ -95,7 +98,10 @@ export function registerDeliveries(program: Command, cli: Cli): void {
             'No deliveries match.',
           );
           const more = `(${page.items.length} of ${page.total}; use --page or --limit for more)`;
-          return page.total > page.items.length ? `${shown}\n${more}` : shown;
+          // A search many records hold lists the deliveries of the newest RECORDS_PER_KIND of each kind.
+          const narrow = page.search?.more ? `\n(More records match "${opts.search}" than were searched: these are `
+            + 'deliveries about the newest 100 of each kind; give more of the e-mail, name or trip.)' : '';
+          return (page.total > page.items.length ? `${shown}\n${more}` : shown) + narrow;
         });
       });
     });

@@ -1,19 +1,21 @@
-// Every delivery, newest first, with filters (webhook, deleted ones too; event, status, time), a search by
-// delivery id, event id or record ("booking 1042") and pages; a row says which record it concerns and opens its
-// details.
+// Every delivery, newest first, with filters (webhook, deleted ones too; event, status, time), a search by what a
+// person remembers (a traveller's e-mail or name, a trip's title) or by id (dlv_…, evt_…, "booking 1042"; the server
+// reads the box: src/webhooks/log-search.ts) and pages; a row says which record it concerns and opens its details.
 import { useEffect, useState } from 'react';
 import { get, query } from '../api';
 import { Badge, deliveryLabel, deliveryTone } from '../components/Badge';
 import { EmptyState } from '../components/EmptyState';
 import { LoadingRows } from '../components/LoadingRows';
 import { Pagination } from '../components/Pagination';
-import { formatDate, formatTime, parseLogSearch, recordLabel, timeAgo } from '../format';
+import { formatDate, formatTime, recordLabel, timeAgo } from '../format';
 import type { Delivery, EventTypeInfo, LogWebhook, Page } from '../types';
 import { LIVE_INTERVAL_MS, usePolling } from '../usePolling';
 import { DeliveryPanel } from './DeliveryPanel';
 import { updateLogParams } from './params';
 
 const PER_PAGE = 25;
+/** The records of each kind a text search reaches (src/webhooks/log-search.ts RECORDS_PER_KIND). */
+const RECORDS_PER_KIND = 100;
 
 /** datetime-local value (local time) ⇄ ISO 8601 UTC for the API. */
 const toIso = (local: string) => (local ? new Date(local).toISOString() : '');
@@ -33,7 +35,6 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
     until: params.get('until') ?? '',
     q: params.get('q') ?? '',
   };
-  const search = parseLogSearch(filters.q);
   const page = Math.max(1, Number(params.get('page')) || 1);
   const openId = params.get('delivery');
   const [webhooks, setWebhooks] = useState<LogWebhook[]>([]);
@@ -46,10 +47,9 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
   }, []);
 
   const key = JSON.stringify({ ...filters, page });
-  const { q: _q, ...listFilters } = filters;
-  const { data, error } = usePolling(async () => (search === null ? null
-    : get<Page<Delivery>>(`/deliveries${query({ ...listFilters, ...search, page, perpage: PER_PAGE })}`)),
-  [key], LIVE_INTERVAL_MS);
+  const { data, error } = usePolling(
+    async () => get<Page<Delivery>>(`/deliveries${query({ ...filters, page, perpage: PER_PAGE })}`),
+    [key], LIVE_INTERVAL_MS);
   const set = (changes: Record<string, string | null>) => updateLogParams(params, { page: null, ...changes });
   const hasFilters = Object.values(filters).some(Boolean);
 
@@ -59,7 +59,8 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
         onSubmit={(e) => { e.preventDefault(); set({ q: typed.trim() }); }}>
         <label className="filter-search">
           <span className="field-label">Search</span>
-          <input type="search" aria-label="Search deliveries" value={typed} placeholder="dlv_…, evt_… or booking 1042"
+          <input type="search" aria-label="Search deliveries by e-mail, name, trip or id" value={typed}
+            placeholder="Search by e-mail, name, trip or id"
             onChange={(e) => setTyped(e.target.value)}
             onBlur={() => { if (typed.trim() !== filters.q) set({ q: typed.trim() }); }} />
         </label>
@@ -106,18 +107,19 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
           <span className="live-dot" aria-hidden="true" /> Live
         </span>
       </form>
-      {search === null && (
-        <p className="form-error" role="alert">
-          Search for a delivery id (dlv_…), an event id (evt_…), or a record: its id, or a name and id such as
-          booking 1042.
+      {error && <p className="form-error" role="alert">{error}</p>}
+      {data?.search?.more && (
+        <p className="muted small" role="status">
+          More than {RECORDS_PER_KIND} travellers, bookings or trips match “{filters.q}”: these are the deliveries
+          about the newest {RECORDS_PER_KIND} of each. Type more of the e-mail, name or trip to narrow it.
         </p>
       )}
-      {error && <p className="form-error" role="alert">{error}</p>}
-      {search === null ? null : !data ? <LoadingRows label="Loading deliveries…" rows={5} />
+      {error && !data ? null : !data ? <LoadingRows label="Loading deliveries…" rows={5} />
         : data.items.length === 0 ? (
         <EmptyState title={hasFilters ? 'No deliveries match these filters' : 'No deliveries yet'}>
-          {hasFilters
-            ? 'Try a wider time range or another status.'
+          {filters.q
+            ? 'The search finds travellers by e-mail, name or phone, trips by title, and delivery, event or record ids.'
+            : hasFilters ? 'Try a wider time range or another status.'
             : 'Deliveries appear here as soon as an event is sent to a webhook. Send a test from a webhook to see one.'}
         </EmptyState>
       ) : (
