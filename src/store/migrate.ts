@@ -24,6 +24,7 @@ import * as m0019 from './migrations/0019_api_key_notify_no_insert.js';
 import * as m0020 from './migrations/0020_wordpress_sign_in_binding.js';
 import * as m0021 from './migrations/0021_demo_records.js';
 import * as m0022 from './migrations/0022_event_previous_attributes.js';
+import * as m0027 from './migrations/0027_event_feed.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_wordpress_sign_in_binding': m0020,
   '0021_demo_records': m0021,
   '0022_event_previous_attributes': m0022,
+  '0027_event_feed': m0027,
 };
 
 export async function migrate(db: UntypedDb): Promise<string[]> {
