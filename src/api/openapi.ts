@@ -131,6 +131,7 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
         { name: 'trips', description: 'Trips (tours) for sale' },
         { name: 'customers', description: 'Customers, with the ids of their bookings' },
         { name: 'payments', description: 'Payments of bookings' },
+        { name: 'events', description: 'The event feed: the events webhooks carry, to pull (long polling, positions)' },
         { name: 'keys', description: 'Check your credentials' },
         { name: 'read-only', description: `Every other method on every path answers 405 with \`Allow: ${ALLOW}\`.` },
       ],
