@@ -1,6 +1,7 @@
 // 1,000 idle long polls (GET /events?wait=30) held open by one API process: its CPU and the database's transactions
-// per second while they wait, and p99 of GET /bookings (wrk) with and without them. PostgreSQL (the transaction count
-// is pg_stat_database's). `npx tsx bench/feed-long-poll.ts [postgres-url]`; result in bench/results/feed-long-poll.json.
+// per second while they wait, and p99 of GET /bookings (wrk) with and without them. PostgreSQL (the transaction
+// count is pg_stat_database's). `npx tsx bench/feed-long-poll.ts [postgres-url]`; writes
+// bench/results/feed-long-poll.json.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
