@@ -42,6 +42,8 @@ export interface Config {
   readonly claimRetryMs: number;
   readonly claimRetryMaxMs: number;
   readonly logRetentionDays: number;
+  /** Days the event feed keeps every event (WAYPOST_EVENT_RETENTION_DAYS, default 30). */
+  readonly eventRetentionDays: number;
   readonly logLevel: string;
   readonly version: string;
 }
@@ -236,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
     retryDelaysMs: Object.freeze(delays(env, 'WAYPOST_RETRY_DELAYS_MS', DEFAULT_RETRY_DELAYS_MS)),
     ...ints(env, DELIVERY_INTS),
     logRetentionDays: int(env, 'WAYPOST_LOG_RETENTION_DAYS', 30, 1, 3650),
+    eventRetentionDays: int(env, 'WAYPOST_EVENT_RETENTION_DAYS', 30, 1, 3650),
     logLevel: (() => {
       const v = str(env, 'LOG_LEVEL', 'info');
       if (!LOG_LEVELS.includes(v)) {

@@ -14,6 +14,8 @@ declare module 'fastify' {
     apiPermission?: string;
     /** Answers of this route go through the response cache, under this resource. */
     apiResource?: ApiResource;
+    /** The REST API's one write (POST /events/ack): not answered 405 like every other non-GET method. */
+    apiWrite?: boolean;
   }
   interface FastifyRequest {
     apiKey?: { id: string; permissions: string[] };

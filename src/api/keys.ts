@@ -8,8 +8,8 @@ import { API_RESOURCES } from '../records/schemas.js';
 import type { ApiKeyRow } from '../store/tables.js';
 import { hashSecret } from '../tokens.js';
 
-/** The eight permissions: `<resource>.list` and `<resource>.read` for each public resource. */
-export const PERMISSIONS = API_RESOURCES.flatMap((r) => [`${r}.list`, `${r}.read`]) as readonly string[];
+/** `<resource>.list` and `<resource>.read` for each public resource, and the event feed's (GET /events). */
+export const PERMISSIONS = [...API_RESOURCES, 'events'].flatMap((r) => [`${r}.list`, `${r}.read`]) as readonly string[];
 
 export interface ApiKeyInfo {
   id: string;

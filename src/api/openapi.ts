@@ -89,8 +89,9 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
           + 'Link header (next uses an after cursor: as fast at any depth) and, when the total is known cheaply, '
           + 'X-Total-Count and X-Total-Pages. Every list costs O(perpage) at any table size: search lists are ordered '
           + 'by id, modified_after lists by updated_at, and page numbers reach 10,000 records deep. '
-          + 'Errors are application/problem+json (RFC 9457). The API is read-only: every path answers GET, and HEAD '
-          + '(the same status and headers, no body); every other method answers 405 Method Not Allowed with '
+          + 'Errors are application/problem+json (RFC 9457). The API is read-only (but for POST /events/ack, a '
+          + 'consumer\'s own position in the event feed): every path answers GET, and HEAD (the same status and '
+          + 'headers, no body); every other method answers 405 Method Not Allowed with '
           + `\`Allow: ${ALLOW}\`, before the credentials or the body are read.`,
         license: { name: 'MIT', identifier: 'MIT' },
       },
@@ -100,6 +101,7 @@ export async function registerOpenApi(api: FastifyInstance, core: Core): Promise
         { name: 'trips', description: 'Trips (tours) for sale' },
         { name: 'customers', description: 'Customers, with the ids of their bookings' },
         { name: 'payments', description: 'Payments of bookings' },
+        { name: 'events', description: 'The event feed: the events webhooks carry, to pull (long polling, positions)' },
         { name: 'keys', description: 'Check your credentials' },
       ],
       components: {

@@ -10,6 +10,7 @@ import { sendProblem } from '../http/problem.js';
 import { scopeBodyLimit } from '../http/body-limits.js';
 import { API_RESOURCES, type ApiResource } from '../records/schemas.js';
 import { authenticate } from './auth.js';
+import { registerEventFeed } from './events-routes.js';
 import { apiServices } from './install.js';
 import { paginationHeaders } from './links.js';
 import { listRecords, readRecord } from './list.js';
@@ -65,7 +66,7 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
     // The API is read-only: any other method on an API path is 405, whatever the path. Answered first, before the
     // credentials are checked or a body is read (a broken or empty JSON body must not turn it into a 400).
     api.addHook('onRequest', async (req, reply) => {
-      if (req.method === 'GET' || req.method === 'HEAD') return undefined;
+      if (req.method === 'GET' || req.method === 'HEAD' || req.routeOptions.config?.apiWrite) return undefined;
       reply.header('Allow', ALLOW);
       const detail = `The REST API is read-only: ${req.method} is not allowed (use GET or HEAD).`;
       return sendProblem(reply, new AppError(405, 'method_not_allowed', 'Method Not Allowed', detail));
@@ -102,6 +103,7 @@ export async function apiRoutes(app: FastifyInstance, opts: { core: Core }): Pro
       uncachedAnswer(req, reply, { ok: true, key: req.apiKey!.id, permissions: req.apiKey!.permissions }));
 
     for (const resource of API_RESOURCES) registerResource(api, core, resource);
+    registerEventFeed(api, core, root, ERRORS);
   }, { prefix: root });
 
   function registerResource(api: FastifyInstance, core: Core, resource: ApiResource): void {

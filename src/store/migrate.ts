@@ -28,6 +28,7 @@ import * as m0023 from './migrations/0023_webhook_filters.js';
 import * as m0024 from './migrations/0024_record_ordering.js';
 import * as m0025 from './migrations/0025_delivery_stats.js';
 import * as m0026 from './migrations/0026_event_trace_context.js';
+import * as m0027 from './migrations/0027_event_feed.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024_record_ordering': m0024,
   '0025_delivery_stats': m0025,
   '0026_event_trace_context': m0026,
+  '0027_event_feed': m0027,
 };
 
 export async function migrate(db: UntypedDb): Promise<string[]> {

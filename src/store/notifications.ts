@@ -4,9 +4,12 @@
 // heartbeat (LISTEN again, a no-op that needs an answer) notices a connection that went silent. Subscribers are told
 // when notifications can be lost (the connection dropped, or is not up yet) and when LISTEN is back, since whatever
 // was notified meanwhile is lost: each decides what to redo (wake the worker, drop the keys held in memory).
+import { sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Core } from '../core.js';
+import { dialectOf } from './dialect.js';
+import type { UntypedDb } from './tables.js';
 
 export interface ChannelListener {
   /** A NOTIFY on the channel. */
@@ -182,4 +185,12 @@ export function notificationsOf(core: Core, options?: NotificationOptions): Noti
   let n = perStore.get(core.store);
   if (!n) perStore.set(core.store, n = new Notifications(core.store.url, core.log, options));
   return n;
+}
+
+/**
+ * NOTIFY `channel` inside the caller's transaction: PostgreSQL delivers it at commit (once per transaction, however
+ * often it is sent). SQLite has no NOTIFY: nothing to do.
+ */
+export async function notifyAtCommit(trx: UntypedDb, channel: string): Promise<void> {
+  if (dialectOf(trx) === 'postgres') await sql`SELECT pg_notify(${channel}, '')`.execute(trx);
 }

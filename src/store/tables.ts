@@ -6,6 +6,7 @@ import type { WebhookTables } from '../webhooks/tables.js';
 import type { AlertTables } from '../alerts/tables.js';
 import type { AdminTables } from '../admin/tables.js';
 import type { ApiTables } from '../api/tables.js';
+import type { FeedTables } from '../feed/tables.js';
 
 export interface TripRow {
   id: number;
@@ -126,7 +127,8 @@ export interface RecordTables {
   demo_api_keys: DemoApiKeyRow;
 }
 
-export interface Database extends RecordTables, WebhookTables, AlertTables, AdminTables, ApiTables {}
+export interface Database
+  extends RecordTables, WebhookTables, AlertTables, AdminTables, ApiTables, FeedTables {}
 
 export type { Generated };
 

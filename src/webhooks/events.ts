@@ -1,6 +1,6 @@
 // Event derivation (DESIGN.md "Event kinds"): the write listener turns each RecordChange of a host write into
 // events, inside the write's transaction, and queues one pending delivery per active webhook subscribed to the
-// event (the transactional outbox). An event nobody subscribes to is not stored.
+// event (the transactional outbox). Every event is stored once, subscribed or not: the feed (src/feed/) serves them.
 import type { Kysely } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
 import type { Core, RecordChange } from '../core.js';
@@ -106,9 +106,8 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
     ? previousAttributes(change.before, change.after) : null;
   let queued = 0;
   for (const type of types) {
-    const subscribed = webhooks.filter((w) => w.events.includes(type));
-    if (subscribed.length === 0) continue;
     if (change.resource === 'payments' && (await paymentAlreadyCompleted(trx, change.id))) continue;
+    const subscribed = webhooks.filter((w) => w.events.includes(type));
     const previousAttributes = type === 'booking.created' ? null : previous;
     // A webhook whose filter skips the event gets no delivery; the event is kept and says who skipped it.
     const envelope = { data: change.after, previous_attributes: previousAttributes };

@@ -4,10 +4,20 @@
 import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { newId } from '../ids.js';
+import { lockNames } from '../store/locks.js';
+import { notifyAtCommit } from '../store/notifications.js';
 import type { Database } from '../store/tables.js';
 import { announceQueued } from './delivery/queue/index.js';
 import { tracing } from '../tracing/index.js';
 import { placeInChains, type Chain } from './delivery/order.js';
+
+/** NOTIFY'd at the commit of every transaction that recorded an event: the feed's long polls wake on it. */
+export const EVENTS_CHANNEL = 'waypost_events';
+/**
+ * Held from an event's id to its transaction's end (PostgreSQL; SQLite's writes are serial already): event ids are
+ * then in commit order, so a feed reader that saw event N never sees an event before N commit later.
+ */
+const EVENT_ORDER_LOCK = 'events.order';
 
 type Db = Kysely<Database>;
 
@@ -23,8 +33,12 @@ export interface NewEvent {
   skippedByFilter?: string[];
 }
 
-/** Inserts an event row; returns its id (`evt_…`). */
+/** Inserts an event row; returns its id (`evt_…`). A real event (not a test's) is announced to the feed. */
 export async function recordEvent(db: Db, core: Core, event: NewEvent): Promise<string> {
+  if (!event.test) {
+    await lockNames(db, [EVENT_ORDER_LOCK]);
+    await notifyAtCommit(db, EVENTS_CHANNEL);
+  }
   const now = core.clock.now();
   const id = newId('evt', now);
   await db.insertInto('events').values({

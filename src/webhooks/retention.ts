@@ -1,6 +1,7 @@
-// Delivery-log retention: finished deliveries (succeeded, failed, cancelled) with their attempts, events no delivery
-// refers to any more, and alerts are deleted once older than `log_retention_days` (setting; default
-// WAYPOST_LOG_RETENTION_DAYS). Pending deliveries are never pruned. Runs on worker processes (startRetention).
+// Delivery-log retention: finished deliveries (succeeded, failed, cancelled) with their attempts, and alerts are
+// deleted once older than `log_retention_days` (setting; default WAYPOST_LOG_RETENTION_DAYS). Pending deliveries are
+// never pruned. Events have the feed's own retention (WAYPOST_EVENT_RETENTION_DAYS): older ones are deleted once no
+// delivery row refers to them. Runs on worker processes (startRetention).
 import type { Core } from '../core.js';
 import { iso } from '../records/normalize.js';
 import { pruneStats } from './stats/read.js';
@@ -45,13 +46,7 @@ export async function pruneDeliveryLog(core: Core): Promise<PruneResult> {
     if (ids.length < BATCH) break;
   }
 
-  const events = await core.db.deleteFrom('events')
-    .where('created_at', '<', cutoff)
-    .where((eb) => eb.not(eb.exists(
-      eb.selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.event_id', '=', 'events.id'),
-    )))
-    .executeTakeFirst();
-  result.events = Number(events.numDeletedRows);
+  result.events = await pruneEvents(core);
   const alerts = await core.db.deleteFrom('alerts').where('created_at', '<', cutoff).executeTakeFirst();
   result.alerts = Number(alerts.numDeletedRows);
   result.counters = await pruneStats(core, Date.parse(cutoff));
@@ -59,6 +54,33 @@ export async function pruneDeliveryLog(core: Core): Promise<PruneResult> {
   if (result.deliveries + result.events + result.alerts > 0) core.log.info(result, 'delivery log pruned');
   return result;
 }
+
+/**
+ * Deletes the events older than the feed's retention that no delivery row refers to (a delivery keeps its event
+ * while the log keeps it), walking the id order (ids begin with their time) 500 at a time.
+ */
+async function pruneEvents(core: Core): Promise<number> {
+  const before = eventIdAt(core.clock.now() - core.config.eventRetentionDays * DAY_MS);
+  let from = '';
+  let deleted = 0;
+  for (;;) {
+    const ids = (await core.db.selectFrom('events').select('id').where('id', '>', from).where('id', '<', before)
+      .orderBy('id').limit(BATCH).execute()).map((r) => r.id);
+    if (ids.length === 0) break;
+    from = ids[ids.length - 1];
+    const done = await core.db.deleteFrom('events').where('id', 'in', ids)
+      .where((eb) => eb.not(eb.exists(
+        eb.selectFrom('deliveries').select('deliveries.id').whereRef('deliveries.event_id', '=', 'events.id'),
+      )))
+      .executeTakeFirst();
+    deleted += Number(done.numDeletedRows);
+    if (ids.length < BATCH) break;
+  }
+  return deleted;
+}
+
+/** The smallest event id made at `ms` (ids are `evt_` + 12 hex digits of milliseconds + 16 more). */
+export const eventIdAt = (ms: number): string => `evt_${Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0')}`;
 
 /**
  * Prunes now and then every `intervalMs` (default hourly) until stopped. Call it where the worker runs

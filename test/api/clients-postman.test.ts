@@ -38,6 +38,8 @@ describe.each(DIALECTS)('the Postman collection on %s', (dialect) => {
     env = { baseUrl: url, accessToken: key.key, accessSecret: key.secret };
     served = await fetch(`${url}${root}/postman.json`); // no credentials, like openapi.json
     collection = await served.json();
+    // The event feed's folder (no stable event id in the demo seed) is checked by test/feed/feed-openapi.test.ts.
+    collection.item = (collection.item as Json[]).filter((i) => i.name !== 'events');
     doc = await (await fetch(`${url}${root}/openapi.json`)).json();
   }, 120_000);
   afterAll(async () => wp?.close());

@@ -16,6 +16,8 @@ describe.each(DIALECTS)('OpenAPI document and reference on %s', (dialect) => {
     const res = await f.app.inject({ url: `${f.root}/openapi.json` });
     expect(res.statusCode).toBe(200);
     doc = res.json();
+    // The event feed's paths are checked by test/feed/feed-openapi.test.ts (no ETag, a POST, event ids).
+    for (const path of Object.keys(doc.paths)) if (path.startsWith(`${f.root}/events`)) delete doc.paths[path];
   });
   afterAll(async () => f.wp.close());
 

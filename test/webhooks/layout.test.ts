@@ -150,7 +150,7 @@ describe('layout', () => {
     const fromStore = folderImports().filter((e) => e.from === 'store');
     expect(fromStore.filter((e) => !storeException(e)).map((e) => `${e.file}: ${e.line}`)).toEqual([]);
     // The exception is what it says: type-only imports of the four capabilities' tables.
-    expect(fromStore.map((e) => e.to).sort()).toEqual(['admin', 'alerts', 'api', 'webhooks']);
+    expect(fromStore.map((e) => e.to).sort()).toEqual(['admin', 'alerts', 'api', 'feed', 'webhooks']);
   });
 
   it('keeps src/http/ and src/alerts/ leaves, and admin above the capabilities it configures', () => {

@@ -25,8 +25,15 @@ export function buildRequest(core: Core, p: Prepared): OutgoingRequest | Promise
   return filteredBody(core, p).then((body) => signedRequest(core, p, body));
 }
 
-/** The envelope: event.data is the record's JSON already, so it is spliced in rather than parsed and serialised. */
 function plainBody({ event }: Prepared): string {
+  return envelopeJson(event);
+}
+
+/**
+ * The envelope: event.data is the record's JSON already, so it is spliced in rather than parsed and serialised. The
+ * feed (GET /events) answers the same bytes.
+ */
+export function envelopeJson(event: Pick<EventRow, 'id' | 'type' | 'created_at' | 'data' | 'previous_attributes'>) {
   const head = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}`;
   const previous = event.previous_attributes ? `,"previous_attributes":${event.previous_attributes}` : '';
   return `${head},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}${previous}}`;

@@ -1,9 +1,11 @@
-// The API's permissions: list and read for each resource (DESIGN.md "Read-only REST API v1").
+// The API's permissions: list and read for each resource (DESIGN.md "Read-only REST API v1"), and the event feed's
+// (GET /events and POST /events/ack with list, GET /events/{id} with read).
 export const RESOURCES = [
   { id: 'bookings', label: 'Bookings' },
   { id: 'trips', label: 'Trips' },
   { id: 'customers', label: 'Customers' },
   { id: 'payments', label: 'Payments' },
+  { id: 'events', label: 'Events' },
 ] as const;
 
 export const ACTIONS = [
