@@ -15,6 +15,7 @@ import { registerWebhooks } from './commands/webhooks.js';
 import { registerDeliveries } from './commands/deliveries.js';
 import { registerAlerts } from './commands/alerts.js';
 import { registerSettings } from './commands/settings.js';
+import { registerListen } from './commands/listen.js';
 
 export type { CliIo } from './context.js';
 
@@ -47,7 +48,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     .hook('preAction', (_program, command) => { json = Boolean(command.opts().json); });
 
   for (const register of [registerServe, registerHostToken, registerKeys, registerImport, registerDemo,
-    registerAdmin, registerWebhooks, registerDeliveries, registerAlerts, registerSettings]) {
+    registerAdmin, registerWebhooks, registerDeliveries, registerAlerts, registerSettings, registerListen]) {
     register(program, cli);
   }
 
