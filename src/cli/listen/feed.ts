@@ -30,11 +30,12 @@ async function get(source: FeedSource, query: Record<string, string>, signal: Ab
     const problem = JSON.parse(text) as { detail?: string; title?: string };
     detail = problem.detail ?? problem.title ?? detail;
   } catch { /* not a problem document: the text as it came */ }
+  const refused = res.statusCode === 401 || res.statusCode === 403;
   const hint = res.statusCode === 410
     ? ' Start again with --since (e.g. --since 1h) to replay what the feed still keeps.'
-    : res.statusCode === 401 ? ' Check --key/--secret (or WAYPOST_API_KEY/WAYPOST_API_SECRET).'
-      : res.statusCode === 403 ? ' The key needs the events.list permission (waypost keys update <id> --permissions …).'
-        : '';
+    : refused && /permission/i.test(detail)
+      ? ' Give the key events.list (console: API Keys, or waypost keys update <id> --permissions …).'
+      : refused ? ' Check --key/--secret (or WAYPOST_API_KEY/WAYPOST_API_SECRET).' : '';
   throw new CliError(`feed_${res.statusCode}`, `the event feed answered ${res.statusCode}: ${detail}${hint}`);
 }
 
