@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { getGlobalDispatcher } from 'undici';
 import { createApiKey, type CreatedApiKey } from '../../src/api/keys.js';
 import { run } from '../../src/cli/run.js';
 import { createWebhook } from '../../src/webhooks/manage.js';
@@ -64,6 +65,9 @@ describe('waypost listen', () => {
   }, 60_000);
   afterAll(async () => {
     await Promise.all([local?.close(), webhook?.close()]);
+    // The CLI ran in this process: its keep-alive connections to the server (undici's global pool) are closed as the
+    // CLI process's exit would close them, so the server's close does not wait on them.
+    await getGlobalDispatcher().close();
     await wp?.close();
   });
 
