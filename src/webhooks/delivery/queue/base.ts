@@ -129,9 +129,11 @@ export abstract class BaseQueue implements DeliveryQueue {
       if (chains.length > 0) await lockChains(trx, chains); // before any row lock (order.ts)
       await trx.insertInto('delivery_attempts').values(items.map((i) => i.attempt)).execute();
       await markSucceeded(trx, now, items.map((i) => i.attempt.delivery_id)).execute();
-      await upsertStats(trx, statRows(successEntries(items))).execute();
       const ordered = items.filter((i) => i.chain).map((i) => i.attempt.delivery_id);
       await releaseNext(trx, ordered, Date.parse(now));
+      // The counters last: no transaction waits for another delivery's row while it holds a counter row, so two
+      // writers cannot deadlock on them (PostgreSQL's success statement runs its unreferenced `counted` CTE last too).
+      await upsertStats(trx, statRows(successEntries(items))).execute();
     });
   }
 
@@ -168,9 +170,11 @@ export abstract class BaseQueue implements DeliveryQueue {
         webhookId: f.webhookId, atMs: Date.parse(f.now), durationMs: f.attempt.duration_ms,
         outcome: status === 'pending' ? 'retried' : 'failed',
       };
-      await upsertStats(trx, statRows([entry])).execute();
       if (status === 'failed' && f.disable) await disableWebhook(trx, this.core, f.disable.webhookId, f.disable.reason);
       if (givenUp && status === 'failed') await releaseNext(trx, [id], Date.parse(f.now));
+      // Last (see recordSuccesses): a disable above locks other deliveries; taking a counter row before them let a
+      // disable and another delivery's failure deadlock on PostgreSQL (retries.test.ts, about 1 run in 3).
+      await upsertStats(trx, statRows([entry])).execute();
       return { status, cancelReason: current?.cancel_reason ?? null };
     });
   }
