@@ -47,13 +47,7 @@ class Waypost_Bridge_Customer_Mapper extends Waypost_Bridge_Record_Values {
 			return null;
 		}
 		$lead = self::lead_traveller( $travelers, $email );
-		$pick = static function ( $key ) use ( $billing, $lead ) {
-			$value = $billing[ $key ] ?? null;
-			if ( is_scalar( $value ) && '' !== trim( (string) $value ) ) {
-				return $value;
-			}
-			return isset( $lead[ $key ] ) && is_scalar( $lead[ $key ] ) ? $lead[ $key ] : null;
-		};
+		$pick = self::picker( $billing, $lead );
 		return array(
 			'email'      => $email,
 			'first_name' => self::text_or_null( $pick( 'fname' ), 200 ),
@@ -68,6 +62,22 @@ class Waypost_Bridge_Customer_Mapper extends Waypost_Bridge_Record_Values {
 			),
 			'created_at' => self::post_time( $post ),
 		);
+	}
+
+	/**
+	 * A field from the billing details, else from the lead traveller (both the customer post and the booking use it).
+	 *
+	 * @param array<string, mixed> $billing The billing details.
+	 * @param array<string, mixed> $lead    The lead traveller.
+	 */
+	private static function picker( array $billing, array $lead ): callable {
+		return static function ( $key ) use ( $billing, $lead ) {
+			$value = $billing[ $key ] ?? null;
+			if ( is_scalar( $value ) && '' !== trim( (string) $value ) ) {
+				return $value;
+			}
+			return isset( $lead[ $key ] ) && is_scalar( $lead[ $key ] ) ? $lead[ $key ] : null;
+		};
 	}
 
 	/**
@@ -104,13 +114,7 @@ class Waypost_Bridge_Customer_Mapper extends Waypost_Bridge_Record_Values {
 		if ( null === $email ) {
 			$email = self::email( isset( $lead['email'] ) ? $lead['email'] : null );
 		}
-		$pick = static function ( $key ) use ( $billing, $lead ) {
-			$value = $billing[ $key ] ?? null;
-			if ( is_scalar( $value ) && '' !== trim( (string) $value ) ) {
-				return $value;
-			}
-			return isset( $lead[ $key ] ) && is_scalar( $lead[ $key ] ) ? $lead[ $key ] : null;
-		};
+		$pick = self::picker( $billing, $lead );
 		return array(
 			'email' => $email,
 			'fname' => $pick( 'fname' ),
