@@ -188,7 +188,9 @@ describe.runIf(available)('WordPress bridge: Settings > Webhooks & API in Chromi
     expect(await page.locator('#waypost-backfill-text').innerText()).toMatch(/Not run yet/);
     await page.getByRole('button', { name: 'Send existing records' }).click();
     await expect.poll(() => notice().innerText(), W).toMatch(/Sending existing records while this page is open/);
-    await shot('05-backfill-started');
+    // The page reloads itself when the last batch is in, which can be while this picture is taken (it then waited
+    // out its 20 s in one CI run): the picture is for the docs, the assertions are around it.
+    await shot('05-backfill-started').catch((err: Error) => console.warn(`05-backfill-started: ${err.message}`));
     // The page drives the batches (WP-Cron, spawned by its requests, may take a slice too). It reloads when done.
     await expect.poll(() => page.locator('#waypost-backfill-text').innerText(), { timeout: 60_000, interval: 500 })
       .toMatch(/^Done:/);

@@ -249,6 +249,12 @@ describe.runIf(await hasChromium())('admin console in Chromium', () => {
 
     failing.respondWith(200);
     await row.getByRole('button', { name: 'Re-enable' }).click();
+    // The enquiry's delivery failed while the webhook was failing: re-enabling offers to redeliver it. Closed here
+    // (forms.e2e.test.ts takes the offer); left to open on its own, it covered the next test's first click.
+    const offer = page.getByRole('dialog', { name: 'Redeliver what was missed?' });
+    await expect.poll(text(offer), W).toContain('1 delivery to “Legacy ERP” failed or was cancelled');
+    await offer.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await offer.waitFor({ state: 'hidden' });
     await expect.poll(text(row), W).toContain('Active');
     await expect.poll(text(row), W).not.toContain('Auto-disabled');
     const hook = (await (await page.request.get(`${base}/admin/api/webhooks`))
