@@ -49,20 +49,23 @@ export async function retryOnConflict<T>(run: () => Promise<T>): Promise<T> {
 
 // A pool holds at most this many connections (store/db.ts), so it can hand out at most as many that died while idle.
 const MAX_STALE_CONNECTIONS = 10;
-// A moment for the pool to hear of the other connections the same failover dropped, so the retry gets a live one.
+// A moment for the pool to hear of the other connections the same failover dropped, so the retry gets a live one
+// (longer after each cut: a failover can drop the new connections too).
 const DROP_RETRY_PAUSE_MS = 20;
+// Attempts cut off by a drop before the write gives up with a 503. One was the rule until CI showed, on a busy
+// machine, writes slow enough (1-2 s) to be cut by two pg_terminate_backend rounds 1.5 s apart (db-failover.test.ts).
+const MAX_CUTS = 3;
 
 /**
- * One write transaction, run again after a conflict (retryOnConflict) and once more when its database connection
- * died before the answer (a failover, pg_terminate_backend): one such drop is invisible to the host; a second in a
- * row is thrown (503 with Retry-After). A pooled connection found dead at BEGIN (it died while idle, nothing of the
- * write ran) does not count: the write just takes another. The retry is safe whether or not the first attempt
- * committed:
+ * One write transaction, run again after a conflict (retryOnConflict) and again when its database connection died
+ * before the answer (a failover, pg_terminate_backend): up to MAX_CUTS such drops are invisible to the host; one more
+ * is thrown (503 with Retry-After). A pooled connection found dead at BEGIN (it died while idle, nothing of the write
+ * ran) does not count: the write just takes another. A retry is safe whether or not the cut attempt committed:
  * - if the connection died before COMMIT was sent, PostgreSQL rolled the transaction back, so nothing happened;
  * - if it died after (the COMMIT may or may not have been applied: we cannot know), the retry takes the same
  *   advisory locks, so it waits for that transaction to end and reads its outcome. A PUT of the same content is then
  *   a no-op (storedFor: nothing changed, no event), and a DELETE finds nothing: no event is fired twice.
- * `cutOff` is what the cut-off attempt computed when its body had run to the end (so its COMMIT may have been
+ * `cutOff` is what the last cut-off attempt whose body had run to the end computed (its COMMIT may have been
  * applied), else null: the caller answers as that attempt would have and invalidates what it may have changed.
  */
 export async function writeTransaction<T>(
@@ -78,17 +81,20 @@ export async function writeTransaction<T>(
     finished = { value };
     return value;
   }));
-  let cutOff: { value: T } | null | undefined; // undefined: no attempt was cut off yet
-  for (let stale = 0; ; ) {
+  let cutOff: { value: T } | null = null;
+  for (let stale = 0, cuts = 0; ; ) {
     began = false;
     try {
       return { done: await attempt(), cutOff: cutOff?.value ?? null };
     } catch (err) {
       if (!isDroppedConnection(err)) throw err;
       if (!began && stale++ < MAX_STALE_CONNECTIONS) continue;
-      if (cutOff !== undefined) throw err;
-      cutOff = finished;
-      await new Promise((r) => setTimeout(r, DROP_RETRY_PAUSE_MS));
+      if (++cuts > MAX_CUTS) throw err;
+      // An attempt cut before its body ended committed nothing: the one before it (if it ended) is still the answer.
+      const ended = finished as { value: T } | null; // set inside attempt(), which TypeScript does not follow
+      if (ended) cutOff = ended;
+      stale = 0; // the drop that cut this attempt may have killed the pool's idle connections again
+      await new Promise((r) => setTimeout(r, DROP_RETRY_PAUSE_MS * cuts));
     }
   }
 }
