@@ -1,14 +1,18 @@
 // The console's Events view (Settings > Webhooks & API > Events): the feed newest first with the same `type` and
 // `record` filters and the same index walks (src/feed/read.ts), one event with what happened to it at each webhook,
 // and "Send to webhook…", one more delivery of a stored event queued through the outbox like any other.
+import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { conflict, notFound } from '../errors.js';
 import { dialectOf } from '../store/dialect.js';
+import type { Database } from '../store/tables.js';
 import { envelopeJson } from '../webhooks/delivery/request.js';
 import { getDeliveryView, type DeliveryView } from '../webhooks/delivery-log.js';
 import { queueDeliveries, wakeWorkers } from '../webhooks/outbox.js';
 import type { EventRow, WebhookRow } from '../webhooks/tables.js';
-import { encodeCursor, feedFilter, parseAfter, parseRecord, parseTypes, recordParam } from './params.js';
+import {
+  encodeCursor, feedFilter, parseAfter, parseRecord, parseTypes, recordParam, type FeedFilter,
+} from './params.js';
 import { readPage } from './read.js';
 import type { EventDetail, EventListPage, EventOutcomeKind, EventWebhookOutcome } from './views.js';
 
@@ -19,14 +23,19 @@ export interface EventListQuery {
   perpage?: number;
 }
 
-/** GET /admin/api/events: newest first, O(page) whatever the filters (the feed's walks, in descending order). */
-export async function listEvents(core: Core, q: EventListQuery): Promise<EventListPage> {
+/** The list's request as the feed's filter, newest first (400 naming `type`, `record` or `after`). */
+export function listFilter(core: Core, q: EventListQuery): FeedFilter {
   const after = q.after === undefined ? null : parseAfter(q.after, 'desc');
   // Checked here under the console's names; feedFilter parses the same values again.
   parseTypes(q.type, 'type');
   parseRecord(q.record);
-  const filter = feedFilter({ types: q.type, record: q.record, order: 'desc' }, after, core.clock.now(),
+  return feedFilter({ types: q.type, record: q.record, after: q.after, order: 'desc' }, after, core.clock.now(),
     core.config.eventRetentionDays);
+}
+
+/** GET /admin/api/events: newest first, O(page) whatever the filters (the feed's walks, in descending order). */
+export async function listEvents(core: Core, q: EventListQuery): Promise<EventListPage> {
+  const filter = listFilter(core, q);
   const page = await readPage(core.db, filter, q.perpage ?? 25);
   const last = page.items.at(-1);
   return {
@@ -53,6 +62,11 @@ const parseList = (text: string | null | undefined): string[] => {
   }
 };
 
+/** Through deliveries_event: an event has one delivery per webhook, and their redeliveries. */
+export const deliveriesOfEvent = (db: Kysely<Database>, id: string) => db.selectFrom('deliveries')
+  .select(['id', 'webhook_id', 'status', 'last_status', 'attempts', 'redelivery_of', 'created_at'])
+  .where('event_id', '=', id);
+
 /** Why a webhook got no delivery of the event, most telling reason first. */
 function noDeliveryReason(event: EventRow, webhook: WebhookRow, skipped: Set<string>): EventOutcomeKind {
   if (skipped.has(webhook.id)) return 'skipped_by_filter';
@@ -68,10 +82,7 @@ export async function eventDetail(core: Core, id: string): Promise<EventDetail> 
   const [webhooks, deliveries] = await Promise.all([
     core.db.selectFrom('webhooks').selectAll().where('deleted_at', 'is', null)
       .orderBy('created_at').orderBy('id').execute(),
-    // deliveries_event: an event has one delivery per webhook and its redeliveries.
-    core.db.selectFrom('deliveries')
-      .select(['id', 'webhook_id', 'status', 'last_status', 'attempts', 'redelivery_of', 'created_at'])
-      .where('event_id', '=', id).execute(),
+    deliveriesOfEvent(core.db, id).execute(),
   ]);
   const byWebhook = new Map<string, typeof deliveries>();
   for (const d of [...deliveries].sort((a, b) => (a.id < b.id ? 1 : -1))) {
