@@ -11,7 +11,6 @@ import type { EventDetail, EventWebhookOutcome } from '../types';
 import { usePolling } from '../usePolling';
 import { recordText } from './EventsTab';
 import { SendEventDialog } from './SendEventDialog';
-import './events.css';
 
 const NO_DELIVERY: Record<string, [label: string, tone: Tone, why: string]> = {
   skipped_by_filter: ['Skipped by its filter', 'amber', 'Its payload filter did not match this event.'],

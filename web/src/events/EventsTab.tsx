@@ -10,6 +10,7 @@ import type { EventListPage, EventTypeInfo } from '../types';
 import { LIVE_INTERVAL_MS, usePolling } from '../usePolling';
 import { EventPanel } from './EventPanel';
 import { updateEventParams } from './params';
+import './events.css';
 
 const PER_PAGE = 25;
 
@@ -92,7 +93,7 @@ export function EventsTab({ params }: { params: URLSearchParams }) {
                   <td><span className="mono small">{e.type}</span></td>
                   <td data-testid="record">{recordText(e.record)}</td>
                   <td className="small nowrap" title={formatDate(e.created_at)}>{timeAgo(e.created_at)}</td>
-                  <td className="mono small">{e.id}</td>
+                  <td className="mono small event-id">{e.id}</td>
                   <td className="actions">
                     <button type="button" className="button button-small" aria-label={`Details of event ${e.id}`}
                       onClick={(ev) => { ev.stopPropagation(); updateEventParams(params, { event: e.id }); }}>
