@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { conflict, notFound } from '../errors.js';
-import { dialectOf } from '../store/dialect.js';
+import { forUpdate } from '../store/locks.js';
 import type { Database } from '../store/tables.js';
 import { envelopeJson } from '../webhooks/delivery/request.js';
 import { getDeliveryView, type DeliveryView } from '../webhooks/delivery-log.js';
@@ -116,8 +116,8 @@ export async function sendEventTo(core: Core, id: string, webhookId: string): Pr
   const deliveryId = await core.db.transaction().execute(async (trx) => {
     const event = await trx.selectFrom('events').select(['id', 'type']).where('id', '=', id).executeTakeFirst();
     if (!event) throw notFound(`Event ${id}`);
-    const read = trx.selectFrom('webhooks').selectAll().where('id', '=', webhookId);
-    const webhook = await (dialectOf(trx) === 'postgres' ? read.forUpdate() : read).executeTakeFirst();
+    const webhook = await forUpdate(trx, trx.selectFrom('webhooks').selectAll().where('id', '=', webhookId))
+      .executeTakeFirst();
     if (!webhook || webhook.deleted_at !== null) throw notFound(`Webhook ${webhookId}`);
     if (webhook.active !== 1) {
       const why = webhook.disabled_reason ? ` (${webhook.disabled_reason.replace(/\.$/, '')})` : '';

@@ -1,7 +1,8 @@
 // The console for keyboard and screen-reader users, in real Chromium: axe-core finds no violation in any state
-// (sign-in, setup, each tab, form, error, dialog, the delivery drawer, the event panel, an auto-disabled row) at 390 and 1280 px;
-// every view names itself in the tab's title and takes focus to its heading; and a keyboard-only walk never loses
-// focus (dialogs and the drawer hand it back to what opened them, the Active switch keeps it while it saves).
+// (sign-in, setup, each tab, form, error, dialog, the delivery drawer, the event panel, an auto-disabled row) at 390
+// and 1280 px; every view names itself in the tab's title and takes focus to its heading; and a keyboard-only walk
+// never loses focus (dialogs and the drawer hand it back to what opened them, the Active switch keeps it while it
+// saves).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { hasChromium } from '../helpers/services.js';
