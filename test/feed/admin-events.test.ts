@@ -137,6 +137,22 @@ describe.each(DIALECTS)('events admin API on %s', (dialect) => {
     expect(Number(count.n)).toBe(1); // the one the write queued (cancelled by the disable), nothing more
   });
 
+  it('a send racing a disable never leaves a pending delivery to the disabled webhook', async () => {
+    await wp.put('bookings', 1, booking());
+    const id = await eventOf('booking:1');
+    for (let round = 0; round < 4; round++) {
+      const hook = await create({ name: `Race ${round}`, events: ['review.created'] });
+      const [sent] = await Promise.all([
+        post(`/events/${id}/send`, { webhook_id: hook.id }),
+        post(`/webhooks/${hook.id}/disable`, {}),
+      ]);
+      expect([201, 409]).toContain(sent.statusCode);
+      const pending = await wp.core.db.selectFrom('deliveries').select('id').where('webhook_id', '=', hook.id)
+        .where('status', '=', 'pending').execute();
+      expect(pending).toEqual([]);
+    }
+  });
+
   it('shows and sends a test event, which the list (like the feed) leaves out', async () => {
     const hook = await create({});
     const test = await post(`/webhooks/${hook.id}/test`, {});
