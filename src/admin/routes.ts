@@ -9,6 +9,7 @@ import { settingsRoutes } from './settings-routes.js';
 import { signInLinkRoutes } from './sign-in-links.js';
 import { webhookAdminRoutes } from '../webhooks/admin-routes.js';
 import { eventSampleRoutes } from './event-samples.js';
+import { eventAdminRoutes } from '../feed/admin-routes.js';
 import { keyAdminRoutes } from '../api/admin-routes.js';
 import { accountRoutes } from './account-routes.js';
 import { wordpressAdminRoutes } from './wordpress-routes.js';
@@ -29,6 +30,7 @@ export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): P
     api.addHook('onRequest', adminAuthHook(core));
     await api.register(webhookAdminRoutes, { core });
     await api.register(eventSampleRoutes, { core });
+    await api.register(eventAdminRoutes, { core });
     await api.register(keyAdminRoutes, { core });
     await api.register(sessionRoutes, { core });
     await api.register(settingsRoutes, { core });

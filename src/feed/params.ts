@@ -34,8 +34,11 @@ export interface FeedFilter {
   order: 'asc' | 'desc';
 }
 
-/** `booking.*,customer.created` → the types it names, in catalog order; null when that is every type. */
-export function parseTypes(raw: string | undefined): string[] | null {
+/**
+ * `booking.*,customer.created` → the types it names, in catalog order; null when that is every type. `parameter`:
+ * the name a 400 gives (the console's API calls it `type`).
+ */
+export function parseTypes(raw: string | undefined, parameter = 'types'): string[] | null {
   if (raw === undefined) return null;
   const wanted = new Set<string>();
   for (const piece of raw.split(',').map((p) => p.trim())) {
@@ -44,7 +47,7 @@ export function parseTypes(raw: string | undefined): string[] | null {
       ? EVENT_TYPE_NAMES.filter((t) => t === piece)
       : EVENT_TYPE_NAMES.filter((t) => t.startsWith(prefix));
     if (matching.length === 0) {
-      throw invalidParameter('types', `"${piece.slice(0, 80)}" matches no event type (types are ${
+      throw invalidParameter(parameter, `"${piece.slice(0, 80)}" matches no event type (types are ${
         EVENT_TYPE_NAMES.join(', ')}; a pattern may end in .*, e.g. booking.*)`);
     }
     for (const t of matching) wanted.add(t);
@@ -61,6 +64,12 @@ export function parseRecord(raw: string | undefined): FeedFilter['record'] {
       + '(e.g. booking:1042)');
   }
   return { resource, id: Number(m[2]) };
+}
+
+/** The `record` parameter naming an event's record (`booking:1042`); null for an event about no record. */
+export function recordParam(resource: string | null, id: number | null): string | null {
+  const kind = Object.entries(RECORD_KINDS).find(([, table]) => table === resource)?.[0];
+  return kind && id !== null ? `${kind}:${id}` : null;
 }
 
 /** The opaque cursor of a `next` link: the order it was made for and the last event id handed out. */

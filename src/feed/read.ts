@@ -7,8 +7,9 @@ import type { EventRow } from '../webhooks/tables.js';
 import type { FeedFilter } from './params.js';
 
 type Db = Kysely<Database>;
-export type FeedEvent = Pick<EventRow, 'id' | 'type' | 'created_at' | 'data' | 'previous_attributes'>;
-const COLUMNS = ['id', 'type', 'created_at', 'data', 'previous_attributes'] as const;
+export type FeedEvent = Pick<EventRow, 'id' | 'type' | 'resource' | 'record_id' | 'created_at' | 'data'
+  | 'previous_attributes'>;
+const COLUMNS = ['id', 'type', 'resource', 'record_id', 'created_at', 'data', 'previous_attributes'] as const;
 
 /** One walk: the bounds, one type or record (or neither), in the filter's order. */
 function walk(db: Db, f: FeedFilter, type: string | null, limit: number) {

@@ -28,3 +28,8 @@ export async function lockNames(trx: UntypedDb, names: string[]): Promise<void> 
 export function lockKeys(names: string[]): string[] {
   return [...new Set(names.map(lockKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
 }
+
+/** A read that locks its rows until the transaction ends: FOR UPDATE on PostgreSQL; SQLite's write transaction has. */
+export function forUpdate<Q extends { forUpdate(): Q }>(trx: UntypedDb, query: Q): Q {
+  return dialectOf(trx) === 'postgres' ? query.forUpdate() : query;
+}

@@ -31,7 +31,8 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
     json(req, body as string, done);
   });
 
-  app.get('/events', async () => EVENT_TYPES);
+  // The catalog (labels, descriptions); GET /events is the console's Events view (src/feed/admin-routes.ts).
+  app.get('/event-types', async () => EVENT_TYPES);
 
   // Payload filters: the fields the chosen event types carry (the editor's suggestions), and a filter tried on the
   // last 50 real events of those types before it is saved.

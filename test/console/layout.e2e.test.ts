@@ -189,6 +189,7 @@ describe.runIf(await hasChromium())('the console for a new user, from 360 to 128
   });
 
   it('fits the webhook editor, the logs with the drawer open, keys, settings and account at every width', async () => {
+    const event = await wp.core.db.selectFrom('events').select('id').where('test', '=', 0).executeTakeFirstOrThrow();
     const pages = {
       'webhook-new': '#/webhooks/new',
       'webhook-edit': `#/webhooks/${ids.erp}`,
@@ -196,6 +197,8 @@ describe.runIf(await hasChromium())('the console for a new user, from 360 to 128
       'logs-drawer': `#/logs?delivery=${ids.failedDelivery}`,
       'logs-alerts': '#/logs?view=alerts',
       'logs-usage': '#/logs?view=usage',
+      events: '#/events',
+      'event-panel': `#/events?event=${event.id}`,
       keys: '#/keys',
       settings: '#/settings',
       account: '#/account',
@@ -206,6 +209,10 @@ describe.runIf(await hasChromium())('the console for a new user, from 360 to 128
       await page.locator('h1').waitFor();
       const drawer = page.getByRole('dialog', { name: 'Delivery details' });
       if (name === 'logs-drawer') await drawer.getByTestId('attempt').first().waitFor();
+      if (name === 'events') await page.locator('tr[data-event]').first().waitFor();
+      if (name === 'event-panel') {
+        await page.getByRole('dialog', { name: 'Event details' }).getByTestId('outcome').first().waitFor();
+      }
       all.push(...(await checkAllWidths(page, name)));
       while (await page.locator('dialog[open]').count()) await page.keyboard.press('Escape');
     }

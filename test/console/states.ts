@@ -190,6 +190,22 @@ export async function walkStates(env: ConsoleEnv, page: Page, visit: (state: str
   await app('#/logs?view=usage');
   await show('logs-usage');
 
+  await app('#/events');
+  await page.locator('tr[data-event]').first().waitFor();
+  await show('events');
+  await app('#/events?type=review.*&record=booking:1');
+  await page.getByText('No events match these filters').first().waitFor();
+  await show('events-no-match');
+  await app('#/events?type=enquiry.created');
+  await page.locator('tr[data-event]').first().getByRole('button', { name: /Details of event/ }).click();
+  const eventPanel = page.getByRole('dialog', { name: 'Event details' });
+  await eventPanel.getByTestId('outcome').first().waitFor();
+  await show('event-panel');
+  await eventPanel.getByRole('button', { name: 'Send to webhook…' }).click();
+  await page.getByRole('dialog', { name: 'Send to webhook' }).waitFor();
+  await show('dialog-send-event');
+  await escape();
+
   await app('#/settings');
   await page.getByRole('button', { name: 'Save settings' }).waitFor();
   await show('settings');

@@ -36,7 +36,7 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
   });
 
   it('lists the 9 event types with labels for the console', async () => {
-    const res = await app.inject({ method: 'GET', url: '/admin/api/events', headers: auth });
+    const res = await app.inject({ method: 'GET', url: '/admin/api/event-types', headers: auth });
     const types = res.json() as Array<{ type: string; label: string; description: string }>;
     expect(types.map((t) => t.type))
       .toEqual(['booking.created', 'booking.updated', 'booking.canceled', 'booking.completed',
@@ -254,7 +254,7 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
   });
 
   it('every event type has a sample whose payload a receiver gets', async () => {
-    const types = (await app.inject({ method: 'GET', url: '/admin/api/events', headers: auth })).json()
+    const types = (await app.inject({ method: 'GET', url: '/admin/api/event-types', headers: auth })).json()
       .map((t: { type: string }) => t.type);
     const created = await create({ events: types });
     for (const type of types) {

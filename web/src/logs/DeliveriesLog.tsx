@@ -43,7 +43,7 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
   useEffect(() => setTyped(filters.q), [filters.q]);
   useEffect(() => {
     get<{ webhooks: LogWebhook[] }>('/deliveries/webhooks').then((r) => setWebhooks(r.webhooks), () => {});
-    get<EventTypeInfo[]>('/events').then(setEventTypes, () => {});
+    get<EventTypeInfo[]>('/event-types').then(setEventTypes, () => {});
   }, []);
 
   const key = JSON.stringify({ ...filters, page });

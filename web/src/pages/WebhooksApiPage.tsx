@@ -1,15 +1,17 @@
-// Settings > Webhooks & API: four tabs, each its own hash route.
+// Settings > Webhooks & API: five tabs, each its own hash route.
 import type { Route } from '../router';
 import { WebhooksTab } from '../webhooks/WebhooksTab';
 import { WebhookEditor } from '../webhooks/WebhookEditor';
 import { KeysTab } from '../keys/KeysTab';
 import { LogsTab } from '../logs/LogsTab';
+import { EventsTab } from '../events/EventsTab';
 import { ConnectWordPress } from '../wordpress/ConnectWordPress';
 
 const TABS = [
   { id: 'webhooks', label: 'Webhooks' },
   { id: 'keys', label: 'API Keys' },
   { id: 'logs', label: 'Logs' },
+  { id: 'events', label: 'Events' },
   { id: 'wordpress', label: 'Connect WordPress' },
 ] as const;
 
@@ -35,6 +37,7 @@ export function WebhooksApiPage({ route }: { route: Route }) {
         {tab === 'webhooks' && (sub ? <WebhookEditor id={sub === 'new' ? null : sub} /> : <WebhooksTab />)}
         {tab === 'keys' && <KeysTab />}
         {tab === 'logs' && <LogsTab params={route.params} />}
+        {tab === 'events' && <EventsTab params={route.params} />}
         {tab === 'wordpress' && <ConnectWordPress />}
       </section>
     </>

@@ -46,7 +46,7 @@ export function WebhookEditor({ id }: { id: string | null }) {
   const titleRef = useCallback((el: HTMLHeadingElement | null) => { title.current = el; view(el); }, [view]);
 
   useEffect(() => {
-    get<EventTypeInfo[]>('/events').then(setEventTypes, () => setEventTypes([]));
+    get<EventTypeInfo[]>('/event-types').then(setEventTypes, () => setEventTypes([]));
   }, []);
 
   const back = <a href="#/webhooks" className="back-link">← All webhooks</a>;

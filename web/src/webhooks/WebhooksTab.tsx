@@ -20,8 +20,8 @@ import type { WebhookHealth } from '../types';
 
 export function WebhooksTab() {
   const { data, error, refresh } = usePolling(async () => {
-    const [webhooks, events, health] = await Promise.all([get<Webhook[]>('/webhooks'), get<EventTypeInfo[]>('/events'),
-      get<{ items: WebhookHealth[] }>('/webhooks/health?range=24h')]);
+    const [webhooks, events, health] = await Promise.all([get<Webhook[]>('/webhooks'),
+      get<EventTypeInfo[]>('/event-types'), get<{ items: WebhookHealth[] }>('/webhooks/health?range=24h')]);
     return { webhooks, labels: new Map(events.map((e) => [e.type, e.label])),
       health: new Map(health.items.map((h) => [h.webhook_id, h])) };
   }, []);
