@@ -15,6 +15,10 @@ export interface RecoverJobView {
   // null until counted: the POST answers before counting, which takes bounded steps in the background.
   total: number | null;
   queued: number; // queued so far
+  /** Whether it also sends the events missed while the webhook was off (recover/missed.ts). */
+  missed: boolean;
+  missed_total: number | null; // of `total`: events missed while off (the rest are redeliveries); null until counted
+  missed_queued: number; // of `queued`: missed events queued so far
   error: string | null; // why it failed
   created_at: string;
   updated_at: string;
