@@ -1,5 +1,6 @@
 // When a webhook was off (migration 0028): disabling opens an off period, re-enabling closes it, in the same
-// transaction as the switch. A recover reads them to send, once, the events that happened meanwhile (recover/missed.ts).
+// transaction as the switch. A recover reads them to send, once, the events that happened meanwhile
+// (recover/missed.ts).
 import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import type { Database } from '../store/tables.js';

@@ -155,7 +155,8 @@ export function registerDeliveries(program: Command, cli: Cli): void {
         // The job counts its total first (in bounded steps); on a terminal say so until the bar replaces it.
         const { stderr } = cli.io;
         const counting = stderr.isTTY ? (text: string) => stderr.write(`\r\x1b[2K${text}`) : null;
-        const job = await recoverDeliveries(wp.core, opts.webhook, { since: opts.since, statuses, missed: opts.missed }, {
+        const input = { since: opts.since, statuses, missed: opts.missed };
+        const job = await recoverDeliveries(wp.core, opts.webhook, input, {
           onStart: (j) => { id = j.id; counting?.(`Recovering ${id}: counting the deliveries…`); },
           onTotal: (total) => {
             counting?.('');

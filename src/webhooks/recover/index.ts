@@ -1,8 +1,9 @@
 // Recover (DESIGN.md "Delivery log"): after an outage or a disable, redeliver every delivery of one webhook that
-// failed or was cancelled since a given time, and send the events missed while it was off (missed.ts). Each is redelivered as the manual redeliver does (a new delivery of the
-// same event, `redelivery_of` the original), and only once: a delivery that already has a redelivery is skipped, so
-// running recover twice sends nothing twice. A recover is a job (jobs.ts) run in short transactions (run.ts): the
-// admin API answers at once and runs it in the background; the CLI runs it in the foreground with a progress line.
+// failed or was cancelled since a given time, and send the events missed while it was off (missed.ts). Each is
+// redelivered as the manual redeliver does (a new delivery of the same event, `redelivery_of` the original), and only
+// once: a delivery that already has a redelivery is skipped, so running recover twice sends nothing twice. A recover
+// is a job (jobs.ts) run in short transactions (run.ts): the admin API answers at once and runs it in the background;
+// the CLI runs it in the foreground with a progress line.
 // Starting one reads no deliveries: the job first counts its total in bounded chunks, then queues.
 import type { Core } from '../../core.js';
 import { checkInput, type RecoverRequest } from './input.js';

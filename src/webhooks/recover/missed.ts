@@ -66,6 +66,10 @@ export const eventsOfTypeBetween = (db: Db, type: string, from: string, to: stri
     .where('test', '=', 0)
     .orderBy('id').limit(limit);
 
+/** Which of these events the webhook has a delivery of (looked up by deliveries (event_id)). */
+export const deliveredOf = (db: Db, webhookId: string, eventIds: string[]) => db.selectFrom('deliveries')
+  .select('event_id').where('event_id', 'in', eventIds).where('webhook_id', '=', webhookId);
+
 /**
  * The next page of missed events (about `limit` read per type) from the cursor, as deliveries to queue, and the
  * cursor after it (null: the walk is over). A page may queue none (all delivered or filtered out) and not be the last.
@@ -83,8 +87,7 @@ Promise<{ deliveries: NewDelivery[]; next: MissedCursor | null }> {
   const next = cut !== null ? { range: cursor.range, after: cut }
     : cursor.range + 1 < scope.ranges.length ? { range: cursor.range + 1, after: '' } : null;
   if (events.length === 0) return { deliveries: [], next };
-  const delivered = new Set((await db.selectFrom('deliveries').select('event_id')
-    .where('event_id', 'in', events.map((e) => e.id)).where('webhook_id', '=', scope.webhookId).execute())
+  const delivered = new Set((await deliveredOf(db, scope.webhookId, events.map((e) => e.id)).execute())
     .map((d) => d.event_id));
   const filter = scope.filter === null ? null : compileStored(scope.filter);
   const deliveries = events.filter((e) => !delivered.has(e.id)
