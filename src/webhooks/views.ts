@@ -25,6 +25,14 @@ export interface RecoverJobView {
   finished_at: string | null;
 }
 
+/** Enable's answer (`missed_while_disabled`): the off period it ended, and how many events the webhook missed. */
+export interface MissedWhileDisabled {
+  since: string; // when it was switched off (ISO 8601): a recover from here sends what it missed
+  until: string; // when it came back
+  events: number; // how many events it missed (at least, when `more`)
+  more: boolean; // true: more than `events`; the recover counts them all
+}
+
 export interface DeliveryView {
   id: string;
   webhook_id: string;

@@ -4,16 +4,12 @@
 import type { Core } from '../../core.js';
 import { enableWebhook, type WebhookView } from '../manage.js';
 import { lastOffPeriod } from '../off-periods.js';
+import type { MissedWhileDisabled } from '../views.js';
 import { countMissed, missedScope } from './missed.js';
 
-export const MISSED_COUNT_CAP = 10_000;
+export type { MissedWhileDisabled };
 
-export interface MissedWhileDisabled {
-  since: string; // when it was switched off (ISO 8601): a recover from here sends what it missed
-  until: string; // when it came back
-  events: number; // how many events it missed (at least, when `more`)
-  more: boolean; // true: more than `events`; the recover counts them all
-}
+export const MISSED_COUNT_CAP = 10_000;
 
 export interface EnabledWebhook extends WebhookView {
   /** The last off period and what it missed; null when it was never disabled. */
