@@ -10,6 +10,7 @@ import { matches } from '../filters/language.js';
 import { compileStored } from '../filters/validate.js';
 import { recordKey } from '../delivery/order.js';
 import { offPeriodsSince } from '../off-periods.js';
+import { eventIdAt } from '../retention.js';
 import type { NewDelivery } from '../outbox.js';
 import type { WebhookOrdering } from '../tables.js';
 
@@ -22,8 +23,7 @@ type Db = Kysely<Database>;
  */
 export const ENABLE_MARGIN_MS = 5_000;
 
-/** Id bounds of event ids (time-sortable, src/ids.ts): `evt_` and 12 hex digits of milliseconds sort as the time. */
-const idAt = (ms: number) => `evt_${Math.max(0, ms).toString(16).padStart(12, '0')}`;
+const idAt = eventIdAt; // event ids begin with their time: a time's smallest id bounds a range
 const END = 'evt_~'; // after every id: an off period still open
 
 export interface MissedScope {
