@@ -140,4 +140,17 @@ describe.each(DIALECTS)('events missed while disabled on %s', (dialect) => {
     await drain();
     expect(sent()).toEqual(['booking.created 7001 1250.00']);
   });
+
+  it('keeps an off period as long as its events are kept', async () => {
+    const { hookId } = await offAndOn();
+    const periods = () => wp.core.db.selectFrom('webhook_off_periods').select(['on_at'])
+      .where('webhook_id', '=', hookId).execute();
+    expect(await periods()).toHaveLength(1);
+    const { pruneDeliveryLog } = await import('../../../src/webhooks/retention.js');
+    await pruneDeliveryLog(wp.core);
+    expect(await periods()).toHaveLength(1);
+    clock.advance((wp.core.config.eventRetentionDays + 1) * 24 * 60 * MINUTE);
+    await pruneDeliveryLog(wp.core);
+    expect(await periods()).toEqual([]);
+  });
 });
