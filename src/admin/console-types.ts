@@ -3,7 +3,7 @@
 // import nothing else, so the console (web/, compiled separately for the browser) uses these very types instead of
 // copies. No capability imports this file.
 export type {
-  AttemptView, DeliveryDetail, DeliveryStatus, DeliveryView, LogWebhook, Page, RecoverJobView,
+  AttemptView, DeliveryDetail, DeliveryStatus, DeliveryView, LogWebhook, MissedWhileDisabled, Page, RecoverJobView,
 } from '../webhooks/views.js';
 export type { AlertLevel, AlertStatus, AlertView } from '../alerts/views.js';
 export type { KeyUsage, UsageCounts } from '../api/views.js';

@@ -29,6 +29,7 @@ import * as m0024 from './migrations/0024_record_ordering.js';
 import * as m0025 from './migrations/0025_delivery_stats.js';
 import * as m0026 from './migrations/0026_event_trace_context.js';
 import * as m0027 from './migrations/0027_event_feed.js';
+import * as m0028 from './migrations/0028_webhook_off_periods.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025_delivery_stats': m0025,
   '0026_event_trace_context': m0026,
   '0027_event_feed': m0027,
+  '0028_webhook_off_periods': m0028,
 };
 
 export async function migrate(db: UntypedDb): Promise<string[]> {

@@ -8,12 +8,13 @@ import {
   getDelivery, listAlerts, listDeliveries, listLogWebhooks, redeliver, type DeliveryQuery,
 } from './delivery-log.js';
 import {
-  createWebhook, deleteWebhook, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks, regenerateSecret,
+  createWebhook, deleteWebhook, disableWebhookByAdmin, getWebhook, listWebhooks, regenerateSecret,
   revealSecret, updateWebhook,
 } from './manage.js';
 import { filterFields } from './filters/fields.js';
 import { previewFromBody } from './filters/preview.js';
 import { getJob, listJobs, startRecover } from './recover/index.js';
+import { enableAndCountMissed } from './recover/enable.js';
 import { graceFromBody, rotateSecret } from './rotation.js';
 import { webhookStats, webhooksHealth } from './stats/read.js';
 import { sendTestEvent } from './test-send.js';
@@ -55,10 +56,12 @@ export async function webhookAdminRoutes(app: FastifyInstance, opts: { core: Cor
     await deleteWebhook(core, req.params.id);
     return reply.code(204).send();
   });
-  app.post<IdParams>('/webhooks/:id/enable', async (req) => enableWebhook(core, req.params.id));
+  // Says how many events happened while it was off (missed_while_disabled): a recover since then sends them.
+  app.post<IdParams>('/webhooks/:id/enable', async (req) => enableAndCountMissed(core, req.params.id));
   app.post<IdParams>('/webhooks/:id/disable', async (req) => disableWebhookByAdmin(core, req.params.id));
-  // Redeliver, once, what failed or was cancelled since a time (e.g. while the webhook was disabled): a job run in
-  // the background; 202 with its progress, which GET …/recover/:job answers from any process.
+  // Redeliver, once, what failed or was cancelled since a time, and send the events missed while the webhook was
+  // disabled since then (unless `missed: false`): a job run in the background; 202 with its progress, which
+  // GET …/recover/:job answers from any process.
   app.post<IdParams>('/webhooks/:id/recover', async (req, reply) => {
     const job = await startRecover(core, req.params.id, req.body ?? {});
     return reply.code(202).header('location', `/admin/api/webhooks/${req.params.id}/recover/${job.id}`).send(job);

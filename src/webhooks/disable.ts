@@ -3,14 +3,17 @@
 import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import type { Database } from '../store/tables.js';
+import { openOffPeriod } from './off-periods.js';
 
-/** Sets active=0 with the reason and cancels the webhook's pending deliveries (in the caller's transaction, if any). */
+/** Sets active=0 with the reason, opens an off period (off-periods.ts) and cancels the webhook's pending deliveries
+ *  (in the caller's transaction, if any). */
 export async function disableWebhook(
   db: Kysely<Database>, core: Core, webhookId: string, reason: string,
 ): Promise<void> {
   const now = new Date(core.clock.now()).toISOString();
   await db.updateTable('webhooks').set({ active: 0, disabled_reason: reason, updated_at: now })
     .where('id', '=', webhookId).execute();
+  await openOffPeriod(db, core, webhookId, reason);
   await cancelPending(db, core, webhookId, `webhook disabled: ${reason}`);
 }
 

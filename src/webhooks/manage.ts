@@ -16,6 +16,7 @@ import { checkTargetUrl } from './ssrf.js';
 import { readPrivateTargets } from './private-targets.js';
 import type { DeliveryStatus, WebhookOrdering, WebhookRow } from './tables.js';
 import { releaseOrphans } from './delivery/order.js';
+import { closeOffPeriod } from './off-periods.js';
 
 type Db = Kysely<Database>;
 
@@ -254,6 +255,7 @@ export async function updateWebhook(core: Core, id: string, body: unknown): Prom
       await trx.updateTable('webhooks').set({ active: 1, disabled_reason: null }).where('id', '=', id).execute();
       // A record's delivery that waits for one cancelled by the disabling is due again (delivery/order.ts).
       await releaseOrphans(trx, core.clock.now(), id);
+      await closeOffPeriod(trx, core, id); // what happened meanwhile can be sent (recover/missed.ts)
     }
     if (active === false && row.active === 1) await disableWebhook(trx, core, id, DISABLED_BY_ADMIN);
   });

@@ -76,6 +76,9 @@ async function pruneEvents(core: Core): Promise<number> {
     deleted += Number(done.numDeletedRows);
     if (ids.length < BATCH) break;
   }
+  // An off period whose events are all gone has nothing left to send (recover/missed.ts).
+  await core.db.deleteFrom('webhook_off_periods')
+    .where('on_at', '<', iso(core.clock.now() - core.config.eventRetentionDays * DAY_MS)).execute();
   return deleted;
 }
 

@@ -92,12 +92,24 @@ export interface RecoverJobRow {
   status: RecoverJobStatus; // `running` past lease_until reads as interrupted
   total: number; // deliveries to redeliver, counted as it started (so far, while `counting`)
   counting: number; // 0/1: 1 while the job still counts its total (migration 0017)
-  queued: number; // redeliveries queued so far
+  queued: number; // redeliveries and missed events queued so far
+  // Optional here: rows written before migration 0028 (tests) name none.
+  include_missed?: number; // 0/1: 1 when the job also sends the events missed while the webhook was off
+  missed_total?: number; // of `total`: events missed while it was off (recover/missed.ts)
+  missed_queued?: number; // of `queued`: missed events queued so far
   lease_until: number; // ms; renewed after every batch
   error: string | null;
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+}
+
+/** A time a webhook was off (migration 0028): disabled at off_at, re-enabled at on_at (null: still off). */
+export interface WebhookOffPeriodRow {
+  webhook_id: string;
+  off_at: string; // ISO 8601
+  on_at: string | null; // ISO 8601
+  reason: string;
 }
 
 /**
@@ -125,4 +137,5 @@ export interface WebhookTables {
   webhook_throttle: WebhookThrottleRow;
   recover_jobs: RecoverJobRow;
   webhook_stats: WebhookStatRow;
+  webhook_off_periods: WebhookOffPeriodRow;
 }

@@ -15,10 +15,22 @@ export interface RecoverJobView {
   // null until counted: the POST answers before counting, which takes bounded steps in the background.
   total: number | null;
   queued: number; // queued so far
+  /** Whether it also sends the events missed while the webhook was off (recover/missed.ts). */
+  missed: boolean;
+  missed_total: number | null; // of `total`: events missed while off (the rest are redeliveries); null until counted
+  missed_queued: number; // of `queued`: missed events queued so far
   error: string | null; // why it failed
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+}
+
+/** Enable's answer (`missed_while_disabled`): the off period it ended, and how many events the webhook missed. */
+export interface MissedWhileDisabled {
+  since: string; // when it was switched off (ISO 8601): a recover from here sends what it missed
+  until: string; // when it came back
+  events: number; // how many events it missed (at least, when `more`)
+  more: boolean; // true: more than `events`; the recover counts them all
 }
 
 export interface DeliveryView {

@@ -87,4 +87,24 @@ describe('waypost deliveries: search and recover', { timeout: 240_000 }, () => {
     const bad = await runCli(['deliveries', 'recover', '--webhook', hookId, '--since', 'last week'], env);
     expect(bad.stderr).toBe('waypost: since: give an ISO 8601 time, e.g. 2026-01-31T00:00:00Z\n');
   });
+
+  it('says what a re-enabled webhook missed and the command that sends it, once', async () => {
+    expect((await runCli(['webhooks', 'disable', hookId], env)).code).toBe(0);
+    await wp.put('bookings', 7001, { status: 'booked', currency: 'EUR', total_amount: '10.00', paid_amount: '0.00',
+      customer: { email: 'ana@example.com' }, trips: [], engine_version: '6.8.0', cart_version: '4.1' });
+    expect((await json('deliveries', 'list', '--record', '7001')).total).toBe(0);
+    const enabled = await runCli(['webhooks', 'enable', hookId], env);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    const lines = enabled.stdout.split('\n');
+    expect(lines[0]).toBe(`Webhook ${hookId} (CRM) enabled.`);
+    expect(lines[1]).toMatch(/^1 event happened while it was off \(\S+ to \S+\) and was not sent\.$/);
+    const command = /once: waypost (deliveries recover --webhook \S+ --since \S+)$/.exec(lines[2]);
+    expect(command, enabled.stdout).not.toBeNull();
+    const recovered = await runCli(command![1].split(' '), env);
+    expect(recovered.stdout).toMatch(new RegExp(`^Queued 1 missed event \\(while disabled\\) for ${hookId} `));
+    const listed = await json('deliveries', 'list', '--record', '7001');
+    expect(listed.items.map((d: { event_type: string }) => d.event_type)).toEqual(['booking.created']);
+    const again = await runCli([...command![1].split(' '), '--json'], env);
+    expect(JSON.parse(again.stdout)).toMatchObject({ total: 0, queued: 0, missed_total: 0 });
+  });
 });

@@ -46,8 +46,10 @@ describe.runIf(await hasChromium())('recover in the console, in Chromium', () =>
     expect(await dialog.getByRole('checkbox', { name: 'Cancelled' }).isChecked()).toBe(true);
     await dialog.getByRole('checkbox', { name: 'Failed' }).uncheck();
     await dialog.getByRole('checkbox', { name: 'Cancelled' }).uncheck();
+    expect(await dialog.getByRole('checkbox', { name: 'Events missed while disabled' }).isChecked()).toBe(true);
+    await dialog.getByRole('checkbox', { name: 'Events missed while disabled' }).uncheck();
     await dialog.getByRole('button', { name: 'Redeliver now' }).click();
-    await dialog.getByRole('alert').getByText('Choose failed, cancelled or both.').waitFor();
+    await dialog.getByRole('alert').getByText('Choose failed, cancelled or missed events.').waitFor();
     await dialog.getByRole('checkbox', { name: 'Failed' }).check();
     await dialog.getByRole('button', { name: 'Redeliver now' }).click();
 

@@ -4,7 +4,7 @@ import type { DeliveryStatus } from '../../src/admin/console-types.js';
 
 export type {
   AlertView as Alert, AttemptView as Attempt, DeliveryDetail, DeliveryStatus, DeliveryView as Delivery, KeyUsage,
-  LogWebhook, Page, RecoverJobView as RecoverJob, UsageCounts,
+  LogWebhook, MissedWhileDisabled, Page, RecoverJobView as RecoverJob, UsageCounts,
   ChartRange, DeliveryPoint, KeyUsageSeries, UsagePoint, WebhookHealth, WebhookStatsView,
   EventDeliveryRef, EventDetail, EventListItem, EventListPage, EventOutcomeKind, EventWebhookOutcome,
 } from '../../src/admin/console-types.js';

@@ -140,12 +140,13 @@ export function registerDeliveries(program: Command, cli: Cli): void {
 
   deliveries.command('recover')
     .description('Redeliver, once, every failed or cancelled delivery of a webhook since a time (e.g. after an outage '
-      + 'or while it was disabled); running it again sends nothing twice')
+      + 'or while it was disabled), and send the events it missed while disabled; running it again sends nothing twice')
     .requiredOption('--webhook <id>', 'the webhook (it must be enabled)')
     .requiredOption('--since <time>', 'deliveries created at or after this ISO 8601 time, e.g. 2026-01-31T00:00:00Z')
     .option('--status <list>', `comma-separated, from: ${RECOVERABLE.join(', ')} (default: both)`)
-    .option('--json', 'machine-readable output: the finished job {id, status, total, queued, …}')
-    .action(async (opts: { webhook: string; since: string; status?: string; json?: boolean }) => {
+    .option('--no-missed', 'do not send the events that happened while it was disabled (only redeliver)')
+    .option('--json', 'machine-readable output: the finished job {id, status, total, queued, missed_queued, …}')
+    .action(async (opts: { webhook: string; since: string; status?: string; missed: boolean; json?: boolean }) => {
       const statuses = opts.status?.split(',').map((s) => s.trim()).filter(Boolean);
       const { recoverDeliveries } = await import('../../webhooks/recover/index.js');
       await cli.withWaypost(async (wp) => {
@@ -154,7 +155,8 @@ export function registerDeliveries(program: Command, cli: Cli): void {
         // The job counts its total first (in bounded steps); on a terminal say so until the bar replaces it.
         const { stderr } = cli.io;
         const counting = stderr.isTTY ? (text: string) => stderr.write(`\r\x1b[2K${text}`) : null;
-        const job = await recoverDeliveries(wp.core, opts.webhook, { since: opts.since, statuses }, {
+        const input = { since: opts.since, statuses, missed: opts.missed };
+        const job = await recoverDeliveries(wp.core, opts.webhook, input, {
           onStart: (j) => { id = j.id; counting?.(`Recovering ${id}: counting the deliveries…`); },
           onTotal: (total) => {
             counting?.('');
@@ -163,11 +165,17 @@ export function registerDeliveries(program: Command, cli: Cli): void {
           onBatch: (n) => bar?.tick(n),
         }).finally(() => { if (!bar) counting?.(''); });
         (bar as Progress | null)?.done();
-        const { queued } = job;
+        const { queued, missed_queued: missed } = job;
+        const redelivered = queued - missed;
+        const parts = [
+          ...(redelivered > 0 || missed === 0 ? [`${redelivered} ${redelivered === 1 ? 'redelivery' : 'redeliveries'}`]
+            : []),
+          ...(missed > 0 ? [`${missed} missed ${missed === 1 ? 'event' : 'events'} (while disabled)`] : []),
+        ];
         cli.output(opts.json, job, () => (queued === 0
           ? `Nothing to recover for ${opts.webhook} since ${opts.since} (or it was recovered already).`
-          : `Queued ${queued} ${queued === 1 ? 'redelivery' : 'redeliveries'} for ${opts.webhook} (${job.id}, `
-            + `${job.status}). A running worker sends them now.`));
+          : `Queued ${parts.join(' and ')} for ${opts.webhook} (${job.id}, ${job.status}). A running worker sends `
+            + 'them now.'));
       });
     });
 }

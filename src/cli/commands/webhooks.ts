@@ -2,10 +2,11 @@
 // the same service functions as the console and its admin JSON API (src/webhooks/manage.ts).
 import { InvalidArgumentError, type Command } from 'commander';
 import {
-  createWebhook, deleteWebhook, DISABLED_BY_ADMIN, disableWebhookByAdmin, enableWebhook, getWebhook, listWebhooks,
+  createWebhook, deleteWebhook, DISABLED_BY_ADMIN, disableWebhookByAdmin, getWebhook, listWebhooks,
   MAX_PER_SECOND_LIMIT, regenerateSecret, revealSecret, updateWebhook, type WebhookView,
 } from '../../webhooks/manage.js';
 import { parseGrace, rotateSecret } from '../../webhooks/rotation.js';
+import type { MissedWhileDisabled } from '../../webhooks/recover/enable.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../webhooks/catalog.js';
 import type { Cli } from '../context.js';
 import { CliError } from '../fail.js';
@@ -40,6 +41,20 @@ const limit = (w: WebhookView) => (w.max_per_second === null ? 'none' : `at most
 /** Disabled by Waypost after failures (the console shows it in red), as opposed to switched off by a person. */
 const autoDisabled = (w: WebhookView) =>
   !w.active && w.disabled_reason !== null && w.disabled_reason !== DISABLED_BY_ADMIN;
+
+/** After `enable`: what it missed while off, and the command that sends it (recover never sends anything twice). */
+function missedLines(w: WebhookView & { missed_while_disabled: MissedWhileDisabled | null }): string[] {
+  const m = w.missed_while_disabled;
+  if (!m) return [];
+  const recover = `waypost deliveries recover --webhook ${w.id} --since ${m.since}`;
+  if (m.events === 0) {
+    return [`No events were missed while it was off (${m.since} to ${m.until}). To redeliver what the disable `
+      + `cancelled, run: ${recover}`];
+  }
+  const n = `${m.more ? 'More than ' : ''}${m.events} ${m.events === 1 && !m.more ? 'event' : 'events'}`;
+  return [`${n} happened while it was off (${m.since} to ${m.until}) and ${m.events === 1 && !m.more ? 'was' : 'were'}`
+    + ' not sent.', `Send them, with what the disable cancelled, once: ${recover}`];
+}
 
 function state(w: WebhookView): string {
   if (w.active) return 'active';
@@ -174,20 +189,27 @@ export function registerWebhooks(program: Command, cli: Cli): void {
       });
     });
 
-  const toggles = [['enable', enableWebhook, 'enabled'], ['disable', disableWebhookByAdmin, 'disabled']] as const;
-  for (const [name, action, verb] of toggles) {
-    webhooks.command(`${name} <id>`)
-      .description(name === 'enable'
-        ? 'Re-enable a webhook (cancelled deliveries can then be redelivered)'
-        : 'Disable a webhook; its pending deliveries are cancelled')
-      .option('--json', 'machine-readable output')
-      .action(async (id: string, opts: { json?: boolean }) => {
-        await cli.withWaypost(async (wp) => {
-          const w = await action(wp.core, id);
-          cli.output(opts.json, w, () => `Webhook ${w.id} (${w.name}) ${verb}.`);
-        });
+  webhooks.command('enable <id>')
+    .description('Re-enable a webhook; says how many events it missed while off and the recover command that sends '
+      + 'them (with the deliveries the disable cancelled)')
+    .option('--json', 'machine-readable output (with missed_while_disabled)')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { enableAndCountMissed } = await import('../../webhooks/recover/enable.js');
+      await cli.withWaypost(async (wp) => {
+        const w = await enableAndCountMissed(wp.core, id);
+        cli.output(opts.json, w, () => [`Webhook ${w.id} (${w.name}) enabled.`, ...missedLines(w)].join('\n'));
       });
-  }
+    });
+
+  webhooks.command('disable <id>')
+    .description('Disable a webhook; its pending deliveries are cancelled')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await cli.withWaypost(async (wp) => {
+        const w = await disableWebhookByAdmin(wp.core, id);
+        cli.output(opts.json, w, () => `Webhook ${w.id} (${w.name}) disabled.`);
+      });
+    });
 
   webhooks.command('delete <id>')
     .description('Delete a webhook; pending deliveries are cancelled, the delivery log is kept')

@@ -1,13 +1,15 @@
 // Recover (DESIGN.md "Delivery log"): after an outage or a disable, redeliver every delivery of one webhook that
-// failed or was cancelled since a given time. Each is redelivered as the manual redeliver does (a new delivery of the
-// same event, `redelivery_of` the original), and only once: a delivery that already has a redelivery is skipped, so
-// running recover twice sends nothing twice. A recover is a job (jobs.ts) run in short transactions (run.ts): the
-// admin API answers at once and runs it in the background; the CLI runs it in the foreground with a progress line.
+// failed or was cancelled since a given time, and send the events missed while it was off (missed.ts). Each is
+// redelivered as the manual redeliver does (a new delivery of the same event, `redelivery_of` the original), and only
+// once: a delivery that already has a redelivery is skipped, so running recover twice sends nothing twice. A recover
+// is a job (jobs.ts) run in short transactions (run.ts): the admin API answers at once and runs it in the background;
+// the CLI runs it in the foreground with a progress line.
 // Starting one reads no deliveries: the job first counts its total in bounded chunks, then queues.
 import type { Core } from '../../core.js';
 import { checkInput, type RecoverRequest } from './input.js';
 import { countedJob, createJob, finishJob, getJob, jobView, type RecoverJobView } from './jobs.js';
-import { checkWebhook, countRecoverable, runBatches } from './run.js';
+import { countMissed, missedScope } from './missed.js';
+import { checkWebhook, countRecoverable, runBatches, runMissed } from './run.js';
 
 export { RECOVERABLE } from './input.js';
 export { getJob, listJobs, type RecoverJobView } from './jobs.js';
@@ -23,16 +25,23 @@ async function run(core: Core, jobId: string, webhookId: string, req: RecoverReq
   watch: Watch): Promise<void> {
   try {
     const stopping = () => self.stopping;
-    const total = await countRecoverable(core.db, webhookId, req, {
+    const redeliveries = await countRecoverable(core.db, webhookId, req, {
       stopping, onChunk: (counted) => countedJob(core, jobId, counted, false) });
+    // The events missed while it was off, of its types and filter as they are now.
+    const scope = req.missed ? await missedScope(core.db, webhookId, req.since) : null;
+    const missed = scope && redeliveries !== null ? await countMissed(core.db, scope, {
+      stopping, onPage: (counted) => countedJob(core, jobId, redeliveries + counted, false, counted) }) : 0;
     let queued = 0;
-    if (total !== null) {
-      await countedJob(core, jobId, total, true);
-      watch.onTotal?.(total);
+    let total: number | null = null;
+    if (redeliveries !== null && missed !== null) {
+      total = redeliveries + missed;
+      await countedJob(core, jobId, total, true, missed);
+      watch.onTotal?.(total, missed);
       queued = await runBatches(core, jobId, webhookId, req, { stopping, onBatch: watch.onBatch });
+      if (scope && !self.stopping) queued += await runMissed(core, jobId, scope, { stopping, onBatch: watch.onBatch });
     }
     await finishJob(core, jobId, self.stopping ? 'interrupted' : 'done');
-    core.log.info({ webhookId, job: jobId, since: req.since, statuses: req.statuses, total, queued },
+    core.log.info({ webhookId, job: jobId, since: req.since, statuses: req.statuses, total, missed, queued },
       'deliveries recovered');
   } catch (err) {
     self.error = err;
@@ -44,8 +53,8 @@ async function run(core: Core, jobId: string, webhookId: string, req: RecoverReq
 interface Watch {
   /** The job as it starts (its total not counted yet). */
   onStart?: (job: RecoverJobView) => void;
-  /** The total, once counted (before the first batch). */
-  onTotal?: (total: number) => void;
+  /** The total, once counted (before the first batch), and how many of it are missed events. */
+  onTotal?: (total: number, missed: number) => void;
   onBatch?: (queued: number) => void;
 }
 

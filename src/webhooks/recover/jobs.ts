@@ -19,9 +19,11 @@ export type { RecoverJobView };
 export function jobView(row: RecoverJobRow, nowMs: number): RecoverJobView {
   const stale = row.status === 'running' && Number(row.lease_until) < nowMs;
   return {
-    id: row.id, webhook_id: row.webhook_id, since: row.since, statuses: row.statuses.split(',') as DeliveryStatus[],
+    id: row.id, webhook_id: row.webhook_id, since: row.since,
+    statuses: (row.statuses ? row.statuses.split(',') : []) as DeliveryStatus[],
     status: stale ? 'interrupted' : row.status, total: row.counting ? null : Number(row.total),
-    queued: Number(row.queued),
+    queued: Number(row.queued), missed: Number(row.include_missed ?? 0) === 1,
+    missed_total: row.counting ? null : Number(row.missed_total ?? 0), missed_queued: Number(row.missed_queued ?? 0),
     error: row.error, created_at: row.created_at, updated_at: row.updated_at, finished_at: row.finished_at,
   };
 }
@@ -31,28 +33,32 @@ export async function createJob(core: Core, webhookId: string, req: RecoverReque
   const iso = new Date(now).toISOString();
   const row: RecoverJobRow = {
     id: newId('rcv', now), webhook_id: webhookId, since: req.since, statuses: req.statuses.join(','),
-    status: 'running', total: 0, counting: 1, queued: 0, lease_until: now + JOB_LEASE_MS, error: null,
+    status: 'running', total: 0, counting: 1, queued: 0, include_missed: req.missed ? 1 : 0, missed_total: 0,
+    missed_queued: 0, lease_until: now + JOB_LEASE_MS, error: null,
     created_at: iso, updated_at: iso, finished_at: null,
   };
   await core.db.insertInto('recover_jobs').values(row).execute();
   return row;
 }
 
-/** The count so far (`done`: the total), with the lease renewed: a long count is progress too. */
-export async function countedJob(core: Core, id: string, counted: number, done: boolean): Promise<void> {
+/** The count so far (`done`: the total; `missed` of it missed events), with the lease renewed: a long count is
+ *  progress too. */
+export async function countedJob(core: Core, id: string, counted: number, done: boolean, missed = 0): Promise<void> {
   const now = core.clock.now();
   await core.db.updateTable('recover_jobs')
-    .set({ total: counted, counting: done ? 0 : 1, lease_until: now + JOB_LEASE_MS,
+    .set({ total: counted, missed_total: missed, counting: done ? 0 : 1, lease_until: now + JOB_LEASE_MS,
       updated_at: new Date(now).toISOString() })
     .where('id', '=', id).execute();
 }
 
-/** Counts a batch and renews the lease, in the batch's own transaction (progress and rows commit together). */
-export async function advanceJob(db: Kysely<Database>, core: Core, id: string, queued: number): Promise<void> {
+/** Counts a batch (`missed` of it missed events) and renews the lease, in the batch's own transaction (progress and
+ *  rows commit together). */
+export async function advanceJob(db: Kysely<Database>, core: Core, id: string, queued: number, missed = 0):
+Promise<void> {
   const now = core.clock.now();
   await db.updateTable('recover_jobs')
-    .set((eb) => ({ queued: eb('queued', '+', queued), lease_until: now + JOB_LEASE_MS,
-      updated_at: new Date(now).toISOString() }))
+    .set((eb) => ({ queued: eb('queued', '+', queued), missed_queued: eb('missed_queued', '+', missed),
+      lease_until: now + JOB_LEASE_MS, updated_at: new Date(now).toISOString() }))
     .where('id', '=', id).execute();
 }
 

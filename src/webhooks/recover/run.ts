@@ -12,6 +12,7 @@ import { queueDeliveries, wakeWorkers } from '../outbox.js';
 import type { DeliveryStatus } from '../tables.js';
 import type { RecoverRequest } from './input.js';
 import { advanceJob } from './jobs.js';
+import { missedPage, type MissedCursor, type MissedScope } from './missed.js';
 
 const BATCH = 500;
 type Db = Kysely<Database>;
@@ -79,6 +80,17 @@ export interface RunOptions {
   onBatch?: (queued: number) => void;
 }
 
+/** A batch's start, in its transaction: two recovers at once on PostgreSQL take turns (one batch waits for the
+ *  other's, then sees what it queued), and the webhook's row is held until commit (a no-op update: the lock without a
+ *  dialect's FOR SHARE), so a disable either comes first and stops the run here, or waits and then cancels this batch
+ *  with the other pending ones. */
+async function holdWebhook(trx: Db, webhookId: string): Promise<void> {
+  await lockNames(trx, [`webhook-recover:${webhookId}`]);
+  const held = await trx.updateTable('webhooks').set((eb) => ({ active: eb.ref('active') }))
+    .where('id', '=', webhookId).where('active', '=', 1).where('deleted_at', 'is', null).executeTakeFirst();
+  if (Number(held.numUpdatedRows) === 0) await checkWebhook(trx, webhookId); // throws why
+}
+
 /** Redelivers in batches until none is left (or `stopping`); answers how many this run queued. */
 export async function runBatches(core: Core, jobId: string, webhookId: string, req: RecoverRequest,
   options: RunOptions = {}): Promise<number> {
@@ -97,13 +109,7 @@ async function runStatus(core: Core, jobId: string, webhookId: string, req: Reco
   for (;;) {
     if (options.stopping?.()) return total;
     const batch = await core.db.transaction().execute(async (trx) => {
-      // Two recovers at once on PostgreSQL: one batch waits for the other's, then sees its redeliveries.
-      await lockNames(trx, [`webhook-recover:${webhookId}`]);
-      // Holds the webhook's row until commit (a no-op update: the lock without a dialect's FOR SHARE), so a disable
-      // either comes first and stops the run here, or waits and then cancels this batch with the other pending ones.
-      const held = await trx.updateTable('webhooks').set((eb) => ({ active: eb.ref('active') }))
-        .where('id', '=', webhookId).where('active', '=', 1).where('deleted_at', 'is', null).executeTakeFirst();
-      if (Number(held.numUpdatedRows) === 0) await checkWebhook(trx, webhookId); // throws why
+      await holdWebhook(trx, webhookId);
       const rows = await matching(trx, webhookId, req, status).select(['d.id', 'd.event_id', 'd.event_type'])
         .where('d.id', '>', after).orderBy('d.id').limit(BATCH).execute();
       if (rows.length > 0) {
@@ -123,4 +129,31 @@ async function runStatus(core: Core, jobId: string, webhookId: string, req: Reco
     // Let whatever waits for the database (a host write, an API read, the worker's claim) go first.
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
+}
+
+/** Queues the events missed while the webhook was off (missed.ts), a page of BATCH per type and transaction, in commit
+ *  order; answers how many this run queued. Each page is read after the lock, so a second recover sends none again. */
+export async function runMissed(core: Core, jobId: string, scope: MissedScope, options: RunOptions = {}):
+Promise<number> {
+  let total = 0;
+  let cursor: MissedCursor | null = { range: 0, after: '' };
+  while (cursor) {
+    if (options.stopping?.()) return total;
+    const from: MissedCursor = cursor;
+    const page = await core.db.transaction().execute(async (trx) => {
+      await holdWebhook(trx, scope.webhookId);
+      const found = await missedPage(trx, scope, from, BATCH);
+      await queueDeliveries(trx, core, found.deliveries);
+      await advanceJob(trx, core, jobId, found.deliveries.length, found.deliveries.length);
+      return found;
+    });
+    cursor = page.next;
+    if (page.deliveries.length > 0) {
+      wakeWorkers(core);
+      total += page.deliveries.length;
+      options.onBatch?.(page.deliveries.length);
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return total;
 }

@@ -109,7 +109,8 @@ describe.each(DIALECTS)('recovering deliveries on %s', (dialect) => {
       .json();
     for (const [body, field] of [[{}, 'since'], [{ since: 'yesterday' }, 'since'],
       [{ since: '2026-01-01T00:00:00Z', statuses: ['pending'] }, 'statuses'],
-      [{ since: '2026-01-01T00:00:00Z', statuses: [] }, 'statuses'], [[1], '(body)']] as const) {
+      [{ since: '2026-01-01T00:00:00Z', statuses: [], missed: false }, 'statuses'], // nothing asked for
+      [{ since: '2026-01-01T00:00:00Z', missed: 1 }, 'missed'], [[1], '(body)']] as const) {
       const res = await recover(hook.id, body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(res.json().field).toBe(field);

@@ -1,6 +1,7 @@
-// "Recover…": redeliver, once, what failed or was cancelled since a time (POST /webhooks/:id/recover, a job run in
-// the background), then follow it with a progress bar and counts until done (GET …/recover/:job). Shared by the row
-// action, the editor and the re-enable flow (which presets the time and says how many were missed).
+// "Recover…": redeliver, once, what failed or was cancelled since a time, and send the events missed while the webhook
+// was off since then (POST /webhooks/:id/recover, a job run in the background), then follow it with a progress bar
+// and counts until done (GET …/recover/:job). Shared by the row action, the editor and the re-enable flow (which
+// presets the time and says how many were missed).
 import { useEffect, useState, type ReactNode } from 'react';
 import { ApiError, get, post } from '../api';
 import { Dialog } from '../components/Dialog';
@@ -32,9 +33,14 @@ function Progress({ job }: { job: RecoverJob }) {
   const total = job.total;
   const value = total === null ? job.queued : Math.min(job.queued, total);
   const of = total === null ? value.toLocaleString() : `${value.toLocaleString()} of ${total.toLocaleString()}`;
+  const redeliveries = job.queued - job.missed_queued;
+  const queued = [
+    ...(redeliveries > 0 || job.missed_queued === 0 ? [plural(redeliveries, 'redelivery', 'redeliveries')] : []),
+    ...(job.missed_queued > 0 ? [plural(job.missed_queued, 'missed event')] : []),
+  ].join(' and ');
   const summary = job.status === 'done'
     ? (job.queued
-      ? `Done: queued ${plural(job.queued, 'redelivery', 'redeliveries')}. A running worker sends them now.`
+      ? `Done: queued ${queued}. A running worker sends them now.`
       : 'Nothing left to redeliver: it was redelivered already.')
     : job.status === 'interrupted'
       ? `Interrupted after ${of}. Run Recover again to finish the rest; nothing is sent twice.`
@@ -51,7 +57,8 @@ function Progress({ job }: { job: RecoverJob }) {
       </div>
       <p role="status" aria-live="polite" tabIndex={-1} ref={focusOnMount} data-testid="recover-status"
         className={job.status === 'failed' || job.status === 'interrupted' ? 'form-error' : undefined}>
-        {done ? summary : total === null ? 'Counting the deliveries to redeliver…' : `Queued ${of}`}
+        {done ? summary : total === null ? 'Counting the deliveries to redeliver…'
+          : `Queued ${of}${job.missed_total ? ` (${plural(job.missed_total, 'missed event')} among them)` : ''}`}
       </p>
     </div>
   );
@@ -60,6 +67,7 @@ function Progress({ job }: { job: RecoverJob }) {
 export function RecoverDialog({ webhook: w, since: preset, intro, title, onClose, onDone }: Props) {
   const [since, setSince] = useState(toLocal(preset ?? new Date(Date.now() - DAY_MS).toISOString()));
   const [statuses, setStatuses] = useState<string[]>(['failed', 'cancelled']);
+  const [missed, setMissed] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [job, setJob] = useState<RecoverJob | null>(null);
@@ -82,10 +90,10 @@ export function RecoverDialog({ webhook: w, since: preset, intro, title, onClose
   const start = async () => {
     setError(null);
     if (!since) return setError('Choose a time to recover from.');
-    if (statuses.length === 0) return setError('Choose failed, cancelled or both.');
+    if (statuses.length === 0 && !missed) return setError('Choose failed, cancelled or missed events.');
     setBusy(true);
     try {
-      setJob(await post<RecoverJob>(`/webhooks/${w.id}/recover`, { since: toIso(since), statuses }));
+      setJob(await post<RecoverJob>(`/webhooks/${w.id}/recover`, { since: toIso(since), statuses, missed }));
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
     } finally {
@@ -112,9 +120,10 @@ export function RecoverDialog({ webhook: w, since: preset, intro, title, onClose
           {intro && <div className="confirm-text">{intro}</div>}
           <p className="muted">
             Each delivery is sent again once; any already redelivered are skipped, so running this twice sends nothing
-            twice.
+            twice. Events missed while the webhook was disabled are sent once too, as long as they are kept (the
+            event retention).
           </p>
-          <Field label="Since" hint="Deliveries created at or after this time (your local time).">
+          <Field label="Since" hint="Deliveries created, and events missed, at or after this time (your local time).">
             <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} />
           </Field>
           <fieldset className="field">
@@ -125,6 +134,10 @@ export function RecoverDialog({ webhook: w, since: preset, intro, title, onClose
                 <span>{s === 'failed' ? 'Failed' : 'Cancelled'}</span>
               </label>
             ))}
+            <label className="check">
+              <input type="checkbox" checked={missed} onChange={(e) => setMissed(e.target.checked)} />
+              <span>Events missed while disabled</span>
+            </label>
           </fieldset>
         </>
       )}

@@ -1,13 +1,14 @@
 // Switching a webhook off or on, from the list or the editor. Disabling cancels its pending deliveries, so it is
 // confirmed first (saying how many); re-enabling offers to redeliver, once, what failed or was cancelled meanwhile
-// (RecoverDialog: POST /webhooks/:id/recover, which never sends a delivery twice, followed to the end).
+// and to send the events that happened while it was off (enable's answer counts them), through RecoverDialog
+// (POST /webhooks/:id/recover, which never sends anything twice, followed to the end).
 import { useRef, useState, type ReactNode } from 'react';
 import { ApiError, get, post, query } from '../api';
 import { RecoverDialog } from './RecoverDialog';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { useToast } from '../components/Toasts';
 import { formatDate, plural } from '../format';
-import type { Delivery, Page, Webhook } from '../types';
+import type { Delivery, MissedWhileDisabled, Page, Webhook } from '../types';
 
 // A pending delivery is at most about an hour old (the retry schedule), so a day before the switch-off covers
 // what it cancelled even when the browser did not see the disable (auto-disable, another admin, the CLI).
@@ -18,7 +19,7 @@ const countOf = async (webhookId: string, status: string, since?: string) =>
   (await get<Page<Delivery>>(`/deliveries${query({ webhook_id: webhookId, status, since, perpage: 1 })}`)).total;
 
 type Pending = { kind: 'disable'; webhook: Webhook; pending: number }
-  | { kind: 'recover'; webhook: Webhook; since: string; missed: number };
+  | { kind: 'recover'; webhook: Webhook; since: string; missed: number; events: MissedWhileDisabled | null };
 
 export function useActiveToggle(refresh: () => Promise<void>): {
   setActive: (w: Webhook, active: boolean) => Promise<void>; busyId: string | null; dialogs: ReactNode;
@@ -43,13 +44,16 @@ export function useActiveToggle(refresh: () => Promise<void>): {
   };
 
   const enable = async (w: Webhook) => {
-    await post(`/webhooks/${w.id}/enable`);
+    const enabled = await post<{ missed_while_disabled: MissedWhileDisabled | null }>(`/webhooks/${w.id}/enable`);
     toast(`${w.name} is active again`);
     await refresh();
-    const since = window.sessionStorage.getItem(sinceKey(w.id))
+    const events = enabled.missed_while_disabled;
+    const stored = window.sessionStorage.getItem(sinceKey(w.id))
       ?? new Date(Date.parse(w.updated_at) - LOOKBACK_MS).toISOString();
+    // From the switch-off at the latest: the recover sends the events of the off periods since its time.
+    const since = events && events.since < stored ? events.since : stored;
     const missed = (await countOf(w.id, 'cancelled', since)) + (await countOf(w.id, 'failed', since));
-    if (missed > 0) setOpen({ kind: 'recover', webhook: w, since, missed });
+    if (missed > 0 || (events?.events ?? 0) > 0) setOpen({ kind: 'recover', webhook: w, since, missed, events });
   };
 
   // A second press while the first is saved is ignored (state alone would let two presses in one frame through).
@@ -89,14 +93,21 @@ export function useActiveToggle(refresh: () => Promise<void>): {
       </ConfirmDialog>
     );
   } else if (open?.kind === 'recover') {
-    const { webhook: w, since, missed } = open;
+    const { webhook: w, since, missed, events } = open;
+    const n = events?.events ?? 0;
+    const parts = [
+      ...(missed > 0 ? [`${plural(missed, 'delivery', 'deliveries')} to “${w.name}” failed or `
+        + `${missed === 1 ? 'was' : 'were'} cancelled since ${formatDate(since)}`] : []),
+      ...(n > 0 ? [`${events?.more ? 'more than ' : ''}${plural(n, 'event')} happened while `
+        + `${missed > 0 ? 'it' : `“${w.name}”`} was off`] : []),
+    ];
+    const told = parts.join(' and ');
     dialogs = (
       <RecoverDialog webhook={w} since={since} title="Redeliver what was missed?" onClose={() => setOpen(null)}
         onDone={() => { window.sessionStorage.removeItem(sinceKey(w.id)); void refresh(); }}
         intro={(
           <p>
-            {plural(missed, 'delivery', 'deliveries')} to “{w.name}” failed or {missed === 1 ? 'was' : 'were'} cancelled
-            since {formatDate(since)}. Redeliver them now?
+            {told.charAt(0).toUpperCase() + told.slice(1)}. {missed + n === 1 ? 'Send it' : 'Send them'} now, once?
           </p>
         )} />
     );
