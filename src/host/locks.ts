@@ -65,7 +65,7 @@ const MAX_CUTS = 3;
  * - if it died after (the COMMIT may or may not have been applied: we cannot know), the retry takes the same
  *   advisory locks, so it waits for that transaction to end and reads its outcome. A PUT of the same content is then
  *   a no-op (storedFor: nothing changed, no event), and a DELETE finds nothing: no event is fired twice.
- * `cutOff` is what the last cut-off attempt whose body had run to the end computed (its COMMIT may have been
+ * `cutOff` is what the first cut-off attempt whose body had run to the end computed (its COMMIT may have been
  * applied), else null: the caller answers as that attempt would have and invalidates what it may have changed.
  */
 export async function writeTransaction<T>(
@@ -90,9 +90,9 @@ export async function writeTransaction<T>(
       if (!isDroppedConnection(err)) throw err;
       if (!began && stale++ < MAX_STALE_CONNECTIONS) continue;
       if (++cuts > MAX_CUTS) throw err;
-      // An attempt cut before its body ended committed nothing: the one before it (if it ended) is still the answer.
-      const ended = finished as { value: T } | null; // set inside attempt(), which TypeScript does not follow
-      if (ended) cutOff = ended;
+      // The first cut attempt whose body ended is the answer: if its COMMIT was applied, every later attempt finds
+      // nothing to do (and, cut too, would say so); if not, the next one computed the same change from the same state.
+      cutOff ??= finished as { value: T } | null; // set inside attempt(), which TypeScript does not follow
       stale = 0; // the drop that cut this attempt may have killed the pool's idle connections again
       await new Promise((r) => setTimeout(r, DROP_RETRY_PAUSE_MS * cuts));
     }
