@@ -72,9 +72,9 @@ function done(summary, latency, requests)
   end
   local e = summary.errors
   io.write(string.format('WRK {"requests":%d,"duration_us":%d,"non_2xx":%d,"bad_batches":%d,"socket_errors":%d,'
-    .. '"p50":%.0f,"p95":%.0f,"p99":%.0f,"max":%.0f}\\n', summary.requests, summary.duration, non, bad,
+    .. '"p50":%.0f,"p95":%.0f,"p99":%.0f,"max":%.0f,"mean":%.0f}\\n', summary.requests, summary.duration, non, bad,
     e.connect + e.read + e.write + e.timeout, latency:percentile(50), latency:percentile(95),
-    latency:percentile(99), latency.max))
+    latency:percentile(99), latency.max, latency.mean))
 end
 `;
 const scriptDir = mkdtempSync(join(tmpdir(), 'waypost-bench-host-writes-'));
@@ -83,7 +83,7 @@ writeFileSync(SCRIPT, LUA);
 
 interface WrkRun {
   requests: number; duration_us: number; non_2xx: number; bad_batches: number; socket_errors: number;
-  p50: number; p95: number; p99: number; max: number;
+  p50: number; p95: number; p99: number; max: number; mean: number;
 }
 
 /** One wrk run; throws on any non-2xx answer, socket error or failed batch item (the figures would be a lie). */
@@ -96,7 +96,8 @@ export function wrk(url: string, seconds: number, connections: number, firstId: 
   const run = JSON.parse(line) as WrkRun;
   // A warm-up may end before its first batch is answered (wrk drops what is in flight at its end).
   if (run.requests === 0 && !warm) {
-    throw new Error(`wrk against ${url}: no answer in ${seconds} s (a machine too busy for so short a run?)`);
+    const what = batch > 0 ? `batch of ${batch}` : 'PUT';
+    throw new Error(`wrk (${what}) against ${url}: no answer in ${seconds} s (a machine too busy for so short a run?)`);
   }
   if (run.non_2xx > 0 || run.socket_errors > 0 || run.bad_batches > 0) {
     throw new Error(`wrk against ${url}: ${run.requests} requests, ${run.non_2xx} non-2xx, ${run.socket_errors} `
