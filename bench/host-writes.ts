@@ -206,7 +206,8 @@ async function main() {
       seconds: BATCH_S, operations: BATCH_SIZE }, warm_up_seconds: { put: WARM_S, batch: 0 } },
     reported: 'this / base: each figure the median of its rounds; ratio_this_to_base: the median of the per-round '
       + 'ratios. Each turn: `waypost serve --role api` (no worker: deliveries are queued, never sent) of one tree on '
-      + 'a fresh database, wrk -t1 after a warm-up of the same load; the 1-webhook case subscribes a local '
+      + 'a fresh database, wrk -t1: (a) after a warm-up of the same load, (b) right after (a), its records/s from the '
+      + 'mean batch time; the 1-webhook case subscribes a local '
       + 'receiver to every booking.* event',
     machine: { cpus: cpus().length, node: process.version, load_average_1m: round(loadavg()[0], 2) },
     date: new Date().toISOString(),
