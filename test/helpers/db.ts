@@ -14,8 +14,7 @@ export async function freshDatabaseUrl(dialect: TestDialect): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'waypost-test-'));
     return `sqlite:${join(dir, 'waypost.db')}`;
   }
-  // Named by the run (test/helpers/global-setup.ts drops its schemas at the end); `x` outside vitest (benchmarks).
-  const schema = `t_${process.env.WAYPOST_TEST_RUN ?? 'x'}_${randomBytes(6).toString('hex')}`;
+  const schema = newSchemaName();
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {
@@ -23,9 +22,24 @@ export async function freshDatabaseUrl(dialect: TestDialect): Promise<string> {
   } finally {
     await client.end();
   }
+  return schemaUrl(schema);
+}
+
+/** Named by the run (test/helpers/global-setup.ts drops its schemas at the end); `x` outside vitest (benchmarks). */
+export const newSchemaName = () => `t_${process.env.WAYPOST_TEST_RUN ?? 'x'}_${randomBytes(6).toString('hex')}`;
+
+/** The test database's URL with `schema` first on the search path. */
+export function schemaUrl(schema: string): string {
   const url = new URL(PG_URL);
   url.searchParams.set('options', `-c search_path=${schema},public`);
   return url.toString();
+}
+
+/** The schema a `schemaUrl` points at. */
+export function schemaOf(url: string): string {
+  const schema = /search_path=([^,]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
+  if (!schema) throw new Error(`no schema in ${url}`);
+  return schema;
 }
 
 /** The dialects to run on here: SQLite always, PostgreSQL when reachable (always under CI). */
