@@ -30,6 +30,7 @@ import * as m0025 from './migrations/0025_delivery_stats.js';
 import * as m0026 from './migrations/0026_event_trace_context.js';
 import * as m0027 from './migrations/0027_event_feed.js';
 import * as m0028 from './migrations/0028_webhook_off_periods.js';
+import * as m0029 from './migrations/0029_event_indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -60,6 +61,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026_event_trace_context': m0026,
   '0027_event_feed': m0027,
   '0028_webhook_off_periods': m0028,
+  '0029_event_indexes': m0029,
 };
 
 export async function migrate(db: UntypedDb): Promise<string[]> {

@@ -183,7 +183,7 @@ export async function listStatements(core: Core, q: DeliveryQuery) {
       .where('events.record_id', '=', recordId));
   }
   if (found) {
-    // One (resource, record_id) range of events_record per kind; their deliveries through deliveries_event.
+    // One (resource, record_id) range of events_record_id per kind; their deliveries through deliveries_event.
     const records = found.records;
     base = base.where('deliveries.event_id', 'in', core.db.selectFrom('events').select('events.id')
       .where((eb) => eb.or(records.map(({ resource: kind, ids }) => eb.and([

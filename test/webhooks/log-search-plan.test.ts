@@ -1,6 +1,6 @@
 // A delivery-log search by e-mail, name or trip reads only the deliveries of the records it found, on both databases:
-// events through events_record, their deliveries through deliveries_event, never a walk of the log (which would cost
-// O(deliveries) for a traveller with few), alone or with the other filters. 80,000 deliveries of 40,000 bookings;
+// events through events_record_id, their deliveries through deliveries_event, never a walk of the log (which would
+// cost O(deliveries) for a traveller with few), alone or with the other filters. 80,000 deliveries of 40,000 bookings;
 // the search reaches the most records it can (RECORDS_PER_KIND of each kind).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompiledQuery, sql } from 'kysely';
@@ -17,9 +17,9 @@ const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatM
 const BOOKINGS = 40_000;
 /** The reads allowed: the found records' events, their deliveries, or a row by its primary key. */
 const SQLITE_READS = new RegExp('^SEARCH (deliveries|events) USING .*INDEX '
-  + '(deliveries_event|events_record|sqlite_autoindex_events_1|sqlite_autoindex_deliveries_1)');
+  + '(deliveries_event|events_record_id|sqlite_autoindex_events_1|sqlite_autoindex_deliveries_1)');
 const POSTGRES_READS = new RegExp('^(Index|Bitmap Index|Index Only) Scan (deliveries|events) '
-  + '(deliveries_event|events_record|events_pkey|deliveries_pkey)');
+  + '(deliveries_event|events_record_id|events_pkey|deliveries_pkey)');
 
 describe.each(DIALECTS)('delivery log text search plan on %s', (dialect) => {
   let wp: Waypost;
