@@ -11,6 +11,7 @@ import { createWaypost } from '../src/sdk.js';
 import { createLogger } from '../src/log.js';
 import { apiRoot } from '../src/config.js';
 import { createApiKey, PERMISSIONS } from '../src/api/keys.js';
+import { feedWaiters } from '../src/feed/waiters.js';
 import { needWrk } from './need-wrk.js';
 import { freshDatabaseUrl } from '../test/helpers/db.js';
 
@@ -40,24 +41,52 @@ async function wrk(): Promise<{ p99Ms: number; rps: number }> {
   return { p99Ms: Number(p99[1]) * unit, rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]) };
 }
 
+/** The process's CPU and the database's transactions per second over 10 s of doing nothing but holding `waiting`. */
+interface Idle { waiting: number; cpuPercent: number; transactionsPerSecond: number }
+async function idleFor(waiting: number): Promise<Idle> {
+  const [cpu0, tx0, t0] = [process.cpuUsage(), await transactions(), performance.now()];
+  await new Promise((r) => setTimeout(r, 10_000));
+  const cpu = process.cpuUsage(cpu0);
+  const seconds = (performance.now() - t0) / 1000;
+  return {
+    waiting,
+    cpuPercent: (cpu.user + cpu.system) / 1e4 / seconds,
+    // Of the whole database (the process's own timers too): compared with no waiting request, below.
+    transactionsPerSecond: ((await transactions()) - tx0 - 1) / seconds,
+  };
+}
+
+console.log('warm-up: GET /bookings with wrk for 10 s…');
+await wrk(); // a cold process answers its first seconds slowly: not what is compared
+console.log('GET /bookings, no long poll open…');
 const without = await wrk();
+console.log('idle, no long poll open, 10 s…');
+const idleNone = await idleFor(0);
 const agent = new Agent({ connections: 1200 });
 const polls = Array.from({ length: 1000 }, () => request(`${root}/events?wait=30&types=review.created`,
-  { headers, dispatcher: agent }).then((r) => r.body.text()));
-await new Promise((r) => setTimeout(r, 3000)); // all waiting
-const [cpu0, tx0, t0] = [process.cpuUsage(), await transactions(), performance.now()];
-await new Promise((r) => setTimeout(r, 10_000));
-const cpu = process.cpuUsage(cpu0);
-const seconds = (performance.now() - t0) / 1000;
-const idle = {
-  cpuPercent: (cpu.user + cpu.system) / 1e4 / seconds,
-  // Of the whole database: the bench's own count query is taken off; other clients of it would show here too.
-  transactionsPerSecond: ((await transactions()) - tx0 - 1) / seconds,
-};
+  { headers, dispatcher: agent }).then((r) => r.body.text(), () => ''));
+// Measured once every request is waiting: while some were still being read in, their reads showed as the waits'.
+for (const t0 = Date.now(); feedWaiters(wp.core).size < 1000 && Date.now() - t0 < 60_000;) {
+  await new Promise((r) => setTimeout(r, 100));
+}
+console.log(`${feedWaiters(wp.core).size} long polls waiting`);
+// The polls' own reads before they wait (two pages each) are counted by pg_stat_database only when their connection
+// flushes its statistics, up to 10 s later when it is idle (PostgreSQL's PGSTAT_IDLE_INTERVAL): a window opened at
+// once showed 60-72 transactions/s that were those reads. Wait past that first.
+const settledAfter = 11;
+await new Promise((r) => setTimeout(r, settledAfter * 1000));
+console.log('idle, 1,000 long polls waiting, 10 s…');
+const idle = await idleFor(1000);
+console.log('GET /bookings beside the 1,000 long polls…');
 const withPolls = await wrk();
-const result = { date: new Date().toISOString(), waiting: 1000, idle, getBookings: { without, withPolls } };
+const result = {
+  date: new Date().toISOString(), waiting: 1000, settled_after_seconds: settledAfter, idle_without_polls: idleNone,
+  idle,
+  getBookings: { without, withPolls },
+};
 console.log(JSON.stringify(result, null, 2));
 writeFileSync('bench/results/feed-long-poll.json', `${JSON.stringify(result, null, 2)}\n`);
+await agent.destroy(); // the polls end here rather than after their 30 s
 await Promise.allSettled(polls);
-await agent.close();
 await wp.close();
+process.exit(0); // nothing left to wait for (a run once stayed up minutes after its result)
