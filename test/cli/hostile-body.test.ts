@@ -27,8 +27,9 @@ function postBatch(port: number, body: Buffer): Promise<{ status: number; json: 
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString()) }));
     });
-    // A server that answered early may close before the whole body is sent: the answer, if any, is what counts.
-    req.on('error', (err) => setTimeout(() => reject(err), 500));
+    // A server that answered early may close before the whole body is sent: the answer, if any, is what counts (its
+    // bytes may be read well after the write's error on a busy machine: 500 ms was once too short in CI).
+    req.on('error', (err) => setTimeout(() => reject(err), 5_000));
     req.end(body);
   });
 }
