@@ -9,6 +9,7 @@ import { formatDate, timeAgo } from '../format';
 import type { EventListPage, EventTypeInfo } from '../types';
 import { LIVE_INTERVAL_MS, usePolling } from '../usePolling';
 import { EventPanel } from './EventPanel';
+import { LiveIndicator } from '../components/LiveIndicator';
 import { updateEventParams } from './params';
 import './events.css';
 
@@ -66,9 +67,7 @@ export function EventsTab({ params }: { params: URLSearchParams }) {
             Clear filters
           </button>
         )}
-        <span className="live-indicator" title="This list updates automatically">
-          <span className="live-dot" aria-hidden="true" /> Live
-        </span>
+        <LiveIndicator />
       </form>
       {error && <p className="form-error" role="alert">{error}</p>}
       {error && !data ? null : !data ? <LoadingRows label="Loading events…" rows={5} />

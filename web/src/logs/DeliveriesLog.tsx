@@ -12,6 +12,7 @@ import type { Delivery, EventTypeInfo, LogWebhook, Page } from '../types';
 import { LIVE_INTERVAL_MS, usePolling } from '../usePolling';
 import { DeliveryPanel } from './DeliveryPanel';
 import { updateLogParams } from './params';
+import { LiveIndicator } from '../components/LiveIndicator';
 
 const PER_PAGE = 25;
 /** The records of each kind a text search reaches (src/webhooks/log-search.ts RECORDS_PER_KIND). */
@@ -103,9 +104,7 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
             Clear filters
           </button>
         )}
-        <span className="live-indicator" title="This list updates automatically">
-          <span className="live-dot" aria-hidden="true" /> Live
-        </span>
+        <LiveIndicator />
       </form>
       {error && <p className="form-error" role="alert">{error}</p>}
       {data?.search?.more && (
