@@ -13,6 +13,7 @@ import { adminRoutes } from './admin/routes.js';
 import { rootRedirect } from './admin/console.js';
 import { signInLinkIssueRoutes } from './admin/sign-in-links.js';
 import { installWordPressContact } from './admin/wordpress-contact.js';
+import { privacyHostRoutes } from './privacy/routes.js';
 
 export async function buildApp(core: Core): Promise<FastifyInstance> {
   const app = Fastify({
@@ -31,8 +32,9 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
   // The WordPress site's last contact, for the console's Connect WordPress page (after the answer, never per write).
   installWordPressContact(app, core);
   await app.register(opsRoutes, { core, listener: 'api' });
-  // The WordPress bridge asks for console sign-in links with the host token: admin's route, host's auth.
-  await app.register(hostRoutes, { core, prefix: '/host/v1', more: [signInLinkIssueRoutes] });
+  // The WordPress bridge asks for console sign-in links, erasures and exports with the host token: other capabilities'
+  // routes, host's auth.
+  await app.register(hostRoutes, { core, prefix: '/host/v1', more: [signInLinkIssueRoutes, privacyHostRoutes] });
   await app.register(apiRoutes, { core });
   await app.register(adminRoutes, { core, prefix: '/admin' });
   await app.register(rootRedirect);

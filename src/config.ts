@@ -42,6 +42,14 @@ export interface Config {
   readonly claimRetryMs: number;
   readonly claimRetryMaxMs: number;
   readonly logRetentionDays: number;
+  /**
+   * Days delivery attempts keep the payload sent (WAYPOST_PAYLOAD_RETENTION_DAYS) and the receiver's answer
+   * (WAYPOST_RESPONSE_RETENTION_DAYS) when the console sets none; null: as long as the delivery itself.
+   */
+  readonly payloadRetentionDays: number | null;
+  readonly responseRetentionDays: number | null;
+  /** Days the audit log keeps an entry when the console setting is not set (WAYPOST_AUDIT_RETENTION_DAYS, 365). */
+  readonly auditRetentionDays: number;
   /** Days the event feed keeps every event (WAYPOST_EVENT_RETENTION_DAYS, default 30). */
   readonly eventRetentionDays: number;
   readonly logLevel: string;
@@ -74,6 +82,11 @@ function int(env: Env, name: string, fallback: number, min: number, max = Number
   const n = Number(raw.trim());
   if (n < min || n > max) throw new ConfigError(name, `expected a number from ${min} to ${max}, got ${n}`);
   return n;
+}
+
+/** A whole number, or null when the variable is unset or empty. */
+function optionalInt(env: Env, name: string, min: number, max: number): number | null {
+  return optional(env, name) === null ? null : int(env, name, min, min, max);
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -238,6 +251,9 @@ export function loadConfig(env: Env = process.env): Config {
     retryDelaysMs: Object.freeze(delays(env, 'WAYPOST_RETRY_DELAYS_MS', DEFAULT_RETRY_DELAYS_MS)),
     ...ints(env, DELIVERY_INTS),
     logRetentionDays: int(env, 'WAYPOST_LOG_RETENTION_DAYS', 30, 1, 3650),
+    payloadRetentionDays: optionalInt(env, 'WAYPOST_PAYLOAD_RETENTION_DAYS', 1, 3650),
+    responseRetentionDays: optionalInt(env, 'WAYPOST_RESPONSE_RETENTION_DAYS', 1, 3650),
+    auditRetentionDays: int(env, 'WAYPOST_AUDIT_RETENTION_DAYS', 365, 1, 3650),
     eventRetentionDays: int(env, 'WAYPOST_EVENT_RETENTION_DAYS', 30, 1, 3650),
     logLevel: (() => {
       const v = str(env, 'LOG_LEVEL', 'info');

@@ -47,6 +47,10 @@ export interface SettingsReader {
   /** Where failure alerts go: the setting, ALERT_EMAIL, or the first admin's address; null when none is known. */
   alertEmail(): Promise<string | null>;
   logRetentionDays(): Promise<number>;
+  /** How long attempts keep the payload sent and the receiver's answer; null: as long as the delivery. */
+  bodyRetentionDays(): Promise<{ payload: number | null; response: number | null }>;
+  /** How long the audit log keeps an entry: the setting, else WAYPOST_AUDIT_RETENTION_DAYS. */
+  auditRetentionDays(): Promise<number>;
 }
 
 export interface Core {

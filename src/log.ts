@@ -56,11 +56,21 @@ export function isCredentialParam(rawName: string): boolean {
 /** Whether a key of a logged object, or a header name, carries a credential. */
 export const isCredentialKey = (name: string): boolean => credentialWord(name);
 
-/** Replaces the value of every credential parameter of a raw query string; all else is kept byte for byte. */
+/**
+ * Query parameters whose value may be a traveller's personal data: the API's `search` and `email` filters, the
+ * delivery log's search box (`q`). Logs keep no copy of it (an erasure could not reach one).
+ */
+const PERSONAL_PARAMS = new Set(['search', 'email', 'q']);
+
+const isPersonalParam = (rawName: string) => PERSONAL_PARAMS.has(decodeName(rawName).trim().toLowerCase());
+
+/** Replaces the value of every credential or personal parameter of a raw query string; all else is kept as it is. */
 export function redactQuery(query: string): string {
   return query.split('&').map((pair) => {
     const eq = pair.indexOf('=');
-    return eq !== -1 && isCredentialParam(pair.slice(0, eq)) ? `${pair.slice(0, eq + 1)}${REDACTED}` : pair;
+    const name = eq === -1 ? '' : pair.slice(0, eq);
+    return eq !== -1 && (isCredentialParam(name) || isPersonalParam(name)) ? `${pair.slice(0, eq + 1)}${REDACTED}`
+      : pair;
   }).join('&');
 }
 

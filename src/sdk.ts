@@ -17,6 +17,7 @@ import { runBatch, type BatchOperation, type BatchResult } from './host/batch.js
 import type { Resource } from './records/schemas.js';
 import { closeWebhooks, installWebhooks, startWorker, type Worker } from './webhooks/index.js';
 import { closeApi, installApi } from './api/install.js';
+import { closePrivacy } from './privacy/index.js';
 import { KnownCommonSearches } from './api/search-memo.js';
 import { startTracing, tracing } from './tracing/index.js';
 import { findRecordIds } from './api/search-ids.js';
@@ -63,6 +64,11 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
   const settings: SettingsReader = {
     alertEmail: async () => (await getAdminSettings(core)).alert_email,
     logRetentionDays: async () => (await getAdminSettings(core)).log_retention_days,
+    bodyRetentionDays: async () => {
+      const s = await getAdminSettings(core);
+      return { payload: s.payload_retention_days, response: s.response_retention_days };
+    },
+    auditRetentionDays: async () => (await getAdminSettings(core)).audit_retention_days,
   };
   const core: Core = {
     config, store, db: store.db, log, clock: options.clock ?? systemClock, bus: new Bus(), writeListeners: [], filters,
@@ -112,6 +118,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
       if (worker) await worker.stop();
       if (app) await app.close();
       if (opsApp) await opsApp.close();
+      await closePrivacy(core);
       await closeApi(core);
       await closeWebhooks(core);
       // The spans still buffered (the provider stays, for another Waypost in this process). A collector that is

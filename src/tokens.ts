@@ -1,6 +1,7 @@
 // Credentials kept only as their SHA-256: API secrets (src/api/keys.ts), and the host and admin bearer tokens held in
 // `settings` (src/host/token.ts, src/admin/token.ts). Here, at the root, because those capabilities share it.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { recordAudit, type Actor } from './audit/record.js';
 import type { Core } from './core.js';
 import { readRows } from './store/read.js';
 import { writeSetting } from './store/settings.js';
@@ -39,10 +40,26 @@ export async function createStoredToken(core: Core, setting: string, prefix: str
   return stored ? token : null;
 }
 
-/** Replaces the stored hash with a new token's: the old token stops working on the next request everywhere. */
-export async function rotateStoredToken(core: Core, setting: string, prefix: string): Promise<string> {
+/** Who replaced a token (none: not recorded), recorded in the audit log with the replacement (never the token). */
+export interface TokenRotation {
+  actor: Actor | undefined;
+  action: 'host_token.rotated' | 'admin_token.rotated';
+}
+
+/**
+ * Replaces the stored hash with a new token's: the old token stops working on the next request everywhere. With
+ * an actor, the replacement and its audit entry commit together: a replaced token is never missing from the log, and
+ * a failed entry leaves the old token working rather than one nobody was shown.
+ */
+export async function rotateStoredToken(
+  core: Core, setting: string, prefix: string, audit: TokenRotation,
+): Promise<string> {
   const token = newToken(prefix);
-  await writeSetting(core.db, setting, hashSecret(token));
+  await core.db.transaction().execute(async (trx) => {
+    await writeSetting(trx, setting, hashSecret(token));
+    await recordAudit(core, audit.actor,
+      { action: audit.action, targetType: audit.action.split('.')[0], targetId: null }, trx);
+  });
   return token;
 }
 

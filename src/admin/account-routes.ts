@@ -2,6 +2,7 @@
 // by which its owner allows (or stops) one WordPress user to sign in as it with "Open Webhooks & API". Only the
 // owner in a console session may: not the admin token, which is no one's account.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { recordAudit, requestActor } from '../audit/record.js';
 import type { Core } from '../core.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { accountView, parseSiteUrl, parseWpUserId, setWordPressLink, type AccountView } from './wordpress-link.js';
@@ -29,14 +30,22 @@ export async function accountRoutes(app: FastifyInstance, opts: { core: Core }):
     const adminId = ownerOf(req);
     const body = req.body ?? {};
     const user = { site_url: parseSiteUrl(body.site_url), wp_user_id: parseWpUserId(body.wp_user_id) };
-    await setWordPressLink(core.db, adminId, user);
+    await core.db.transaction().execute(async (trx) => { // the change and its audit entry commit together
+      await setWordPressLink(trx, adminId, user);
+      await recordAudit(core, requestActor(req), { action: 'admin.wordpress_linked', targetType: 'admin',
+        targetId: adminId, details: user }, trx);
+    });
     req.log.info({ admin: adminId, ...user }, 'admin allowed WordPress sign-in links for their account');
     return view(adminId);
   });
 
   app.delete('/account/wordpress-link', async (req) => {
     const adminId = ownerOf(req);
-    await setWordPressLink(core.db, adminId, null);
+    await core.db.transaction().execute(async (trx) => {
+      await setWordPressLink(trx, adminId, null);
+      await recordAudit(core, requestActor(req), { action: 'admin.wordpress_unlinked', targetType: 'admin',
+        targetId: adminId }, trx);
+    });
     req.log.info({ admin: adminId }, 'admin stopped WordPress sign-in links for their account');
     return view(adminId);
   });

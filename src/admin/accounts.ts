@@ -1,5 +1,6 @@
 // Console accounts: create, find, verify a password. E-mails are stored lower-cased; passwords as scrypt hashes.
 import type { Kysely } from 'kysely';
+import { recordAudit, type Actor } from '../audit/record.js';
 import type { Core } from '../core.js';
 import type { Database } from '../store/tables.js';
 import { badRequest, conflict } from '../errors.js';
@@ -67,8 +68,11 @@ export async function createAdmin(
   return toAdmin(row);
 }
 
-/** Sets a new password (`waypost admin password`), ends that admin's sessions and clears its sign-in lockout. */
-export async function setPassword(core: Core, email: unknown, password: unknown): Promise<boolean> {
+/**
+ * Sets a new password (`waypost admin password`), ends that admin's sessions and clears its sign-in lockout; recorded
+ * in the audit log in the same transaction when `actor` is given (never the password).
+ */
+export async function setPassword(core: Core, email: unknown, password: unknown, actor?: Actor): Promise<boolean> {
   const normalized = normalizeEmail(email);
   const hash = await hashPassword(checkPasswordPolicy(password));
   return core.db.transaction().execute(async (trx) => {
@@ -77,6 +81,7 @@ export async function setPassword(core: Core, email: unknown, password: unknown)
     await trx.updateTable('admins').set({ password_hash: hash }).where('id', '=', admin.id).execute();
     await trx.deleteFrom('admin_sessions').where('admin_id', '=', admin.id).execute();
     await trx.deleteFrom('admin_login_failures').where('scope', '=', `email:${normalized}`).execute();
+    await recordAudit(core, actor, { action: 'admin.password_changed', targetType: 'admin', targetId: admin.id }, trx);
     return true;
   });
 }

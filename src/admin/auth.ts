@@ -12,6 +12,8 @@ export interface AdminPrincipal {
   kind: 'token' | 'session';
   adminId: string | null;
   email: string | null;
+  /** 'wordpress': a session a WordPress sign-in link opened (the audit log's actor type says so). */
+  openedVia: 'wordpress' | null;
 }
 
 declare module 'fastify' {
@@ -37,7 +39,7 @@ export function adminAuthHook(core: Core) {
     const bearer = header ? /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() : undefined;
     if (bearer) {
       if (!(await adminTokenValid(bearer))) throw unauthorized('invalid_admin_token', 'The admin token is not valid.');
-      req.admin = { kind: 'token', adminId: null, email: null };
+      req.admin = { kind: 'token', adminId: null, email: null, openedVia: null };
       return;
     }
     const cookie = req.cookies?.[SESSION_COOKIE];
@@ -48,7 +50,9 @@ export function adminAuthHook(core: Core) {
         throw forbidden('csrf_token_invalid',
           'Missing or wrong X-CSRF-Token header. Reload the console and try again.');
       }
-      req.admin = { kind: 'session', adminId: session.admin.id, email: session.admin.email };
+      req.admin = {
+        kind: 'session', adminId: session.admin.id, email: session.admin.email, openedVia: session.openedVia,
+      };
       return;
     }
     throw unauthorized('admin_auth_required',

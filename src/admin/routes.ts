@@ -13,6 +13,8 @@ import { eventAdminRoutes } from '../feed/admin-routes.js';
 import { keyAdminRoutes } from '../api/admin-routes.js';
 import { accountRoutes } from './account-routes.js';
 import { wordpressAdminRoutes } from './wordpress-routes.js';
+import { privacyAdminRoutes } from '../privacy/routes.js';
+import { auditAdminRoutes } from '../audit/routes.js';
 
 export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): Promise<void> {
   const { core } = opts;
@@ -36,5 +38,7 @@ export async function adminRoutes(app: FastifyInstance, opts: { core: Core }): P
     await api.register(settingsRoutes, { core });
     await api.register(accountRoutes, { core });
     await api.register(wordpressAdminRoutes, { core });
+    await api.register(privacyAdminRoutes, { core });
+    await api.register(auditAdminRoutes, { core });
   }, { prefix: '/api' });
 }

@@ -78,7 +78,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { core: Core }):
   }, async (req) => setupStatus(core, req.query.token));
 
   app.post<{ Body: Credentials }>('/setup', publicRoute(), async (req, reply) => {
-    const admin = await completeSetup(core, req.body?.token, req.body?.email, req.body?.password);
+    const admin = await completeSetup(core, req.body?.token, req.body?.email, req.body?.password, { ip: req.ip });
     req.log.info({ admin: admin.id }, 'first admin created through the setup link');
     const body = await startSession(reply, admin);
     return reply.code(201).send(body);

@@ -14,6 +14,8 @@ export interface Session {
   admin: Admin;
   csrfToken: string;
   expiresAt: number;
+  /** 'wordpress': opened by a WordPress sign-in link (single sign-on); null: a password or setup link. */
+  openedVia: 'wordpress' | null;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -25,7 +27,9 @@ export function sessionCookieOptions(core: Core) {
 }
 
 /** Starts a session; returns the cookie value (shown to nobody else) and the session. */
-export async function createSession(core: Core, admin: Admin): Promise<{ cookie: string; session: Session }> {
+export async function createSession(
+  core: Core, admin: Admin, openedVia: Session['openedVia'] = null,
+): Promise<{ cookie: string; session: Session }> {
   const now = core.clock.now();
   const cookie = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
@@ -33,7 +37,7 @@ export async function createSession(core: Core, admin: Admin): Promise<{ cookie:
   await core.db.transaction().execute(async (trx) => {
     await trx.insertInto('admin_sessions').values({
       id: digest(cookie), admin_id: admin.id, csrf_token: csrfToken, created_at: new Date(now).toISOString(),
-      expires_at: expiresAt, last_seen_at: now,
+      expires_at: expiresAt, last_seen_at: now, opened_via: openedVia,
     }).execute();
     await trx.updateTable('admins').set({ last_login_at: new Date(now).toISOString() }).where('id', '=', admin.id)
       .execute();
@@ -41,7 +45,7 @@ export async function createSession(core: Core, admin: Admin): Promise<{ cookie:
     await trx.deleteFrom('admin_sessions')
       .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - SESSION_IDLE_MS)])).execute();
   });
-  return { cookie, session: { admin, csrfToken, expiresAt } };
+  return { cookie, session: { admin, csrfToken, expiresAt, openedVia } };
 }
 
 /** The live session for a cookie value, or null (unknown, expired or idle too long). */
@@ -59,7 +63,10 @@ export async function findSession(core: Core, cookie: string): Promise<Session |
   if (now - Number(row.last_seen_at) >= TOUCH_EVERY_MS) {
     await core.db.updateTable('admin_sessions').set({ last_seen_at: now }).where('id', '=', row.id).execute();
   }
-  return { admin, csrfToken: row.csrf_token, expiresAt: Number(row.expires_at) };
+  return {
+    admin, csrfToken: row.csrf_token, expiresAt: Number(row.expires_at),
+    openedVia: row.opened_via === 'wordpress' ? 'wordpress' : null,
+  };
 }
 
 export async function deleteSession(core: Core, cookie: string): Promise<void> {

@@ -1,6 +1,7 @@
 // The first admin on a fresh install: `waypost serve` prints a one-time setup link; the token in it lets one
 // person create the first account. Only its SHA-256 is stored; it expires after 24 hours and dies once used.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { recordAudit } from '../audit/record.js';
 import type { Core } from '../core.js';
 import { conflict, forbidden } from '../errors.js';
 import { writeSetting } from '../store/settings.js';
@@ -52,8 +53,14 @@ export async function setupStatus(
   return { setup_required: required, token_valid: required && tokenMatches(core, token, await storedToken(core.db)) };
 }
 
-/** Creates the first admin if the token is the current one; the token is spent in the same transaction. */
-export async function completeSetup(core: Core, token: unknown, email: unknown, password: unknown): Promise<Admin> {
+/**
+ * Creates the first admin if the token is the current one; the token is spent in the same transaction. With `from`
+ * (the browser's address), the account is recorded in the audit log in that transaction too, the new admin, who held
+ * the link, as who acted (tests that seed an account give none).
+ */
+export async function completeSetup(
+  core: Core, token: unknown, email: unknown, password: unknown, from?: { ip: string },
+): Promise<Admin> {
   return core.db.transaction().execute(async (trx) => {
     if ((await countAdmins(trx)) > 0) throw conflict('setup_done', 'Waypost already has an admin. Sign in instead.');
     const row = await storedToken(trx);
@@ -67,6 +74,11 @@ export async function completeSetup(core: Core, token: unknown, email: unknown, 
     if (Number(spent.numDeletedRows) !== 1) {
       throw forbidden('invalid_setup_token', 'This setup link has already been used.');
     }
-    return createAdmin(core, email, password, trx);
+    const admin = await createAdmin(core, email, password, trx);
+    if (from) {
+      await recordAudit(core, { type: 'admin', name: `${admin.id} ${admin.email}`, ip: from.ip },
+        { action: 'admin.created', targetType: 'admin', targetId: admin.id, details: { via: 'setup link' } }, trx);
+    }
+    return admin;
   });
 }

@@ -85,14 +85,15 @@ export function signInLinkUrl(core: Core, token: string): string {
  * bound to the link's WordPress user, or null when the link is unknown, used or expired. The delete that spends it
  * is the check, so of two uses at once only one finds the row.
  */
-export async function redeemSignInLink(core: Core, token: string): Promise<Admin | 'not_linked' | null> {
+export async function redeemSignInLink(core: Core, token: string, ip: string | null = null)
+  : Promise<Admin | 'not_linked' | null> {
   const now = core.clock.now();
   return core.db.transaction().execute(async (trx) => {
     const link = await trx.deleteFrom('admin_sign_in_links').where('id', '=', digest(token))
       .returning(['email', 'name', 'expires_at', 'wp_site_url', 'wp_user_id']).executeTakeFirst();
     if (!link || Number(link.expires_at) <= now) return null;
     const user = { site_url: link.wp_site_url, wp_user_id: Number(link.wp_user_id) };
-    return (await wordpressAdmin(core, trx, link.email, link.name, user)) ?? 'not_linked';
+    return (await wordpressAdmin(core, trx, link.email, link.name, user, ip)) ?? 'not_linked';
   });
 }
 
@@ -140,7 +141,7 @@ export async function signInLinkRoutes(app: FastifyInstance, opts: { core: Core 
     reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
     const token = (req.query as { token?: unknown }).token;
     const admin = typeof token === 'string' && token.length > 0 && token.length <= 200
-      ? await redeemSignInLink(core, token)
+      ? await redeemSignInLink(core, token, req.ip)
       : null;
     if (admin === 'not_linked') {
       req.log.warn({ ip: req.ip }, 'admin sign-in link refused: the account is not linked to its WordPress user');
@@ -152,7 +153,7 @@ export async function signInLinkRoutes(app: FastifyInstance, opts: { core: Core 
       return reply.code(401).header('x-frame-options', 'DENY').type('text/html; charset=utf-8')
         .send(LINK_REFUSED_PAGE);
     }
-    const { cookie } = await createSession(core, admin);
+    const { cookie } = await createSession(core, admin, 'wordpress');
     req.log.info({ admin: admin.id }, 'admin signed in with a WordPress sign-in link');
     return reply.setCookie(SESSION_COOKIE, cookie, sessionCookieOptions(core)).redirect('/admin/', 303);
   });

@@ -32,6 +32,7 @@ export interface AdminSessionRow {
   created_at: string;
   expires_at: number; // ms; absolute end of the session
   last_seen_at: number; // ms; sessions idle for too long end early
+  opened_via: string | null; // 'wordpress': a WordPress sign-in link opened it (the audit log says so); null: else
 }
 
 export interface AdminLoginFailureRow {

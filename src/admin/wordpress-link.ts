@@ -2,6 +2,7 @@
 // comes from the WordPress site, or from anyone who read its wp-config.php, so an e-mail alone never opens an
 // account: a link opens the account WordPress made for that very user (site and user id), or one whose owner,
 // signed in, allowed that user in the console. A refused request is kept on the account, for its owner to allow.
+import { recordAudit } from '../audit/record.js';
 import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import type { Database } from '../store/tables.js';
@@ -86,10 +87,11 @@ export async function recordLinkRequest(
 
 /**
  * The account a link opens: the admin with this e-mail if `user` may open it, else null; made now, bound to `user`,
- * when there is none (`created_via: wordpress`, no usable password). Two first uses at once make one account.
+ * when there is none (`created_via: wordpress`, no usable password), and recorded in the audit log within `db` (the
+ * link's transaction). Two first uses at once make one account.
  */
 export async function wordpressAdmin(
-  core: Core, db: Kysely<Database>, email: string, name: string | null, user: WordPressUser,
+  core: Core, db: Kysely<Database>, email: string, name: string | null, user: WordPressUser, ip: string | null = null,
 ): Promise<Admin | null> {
   const row: AdminRow = {
     id: newId('adm', core.clock.now()), email, password_hash: NO_PASSWORD,
@@ -98,6 +100,10 @@ export async function wordpressAdmin(
   };
   await db.insertInto('admins').values(row).onConflict((oc) => oc.column('email').doNothing()).execute();
   const found = await db.selectFrom('admins').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+  if (found.id === row.id) {
+    await recordAudit(core, { type: 'wordpress', name: `${row.id} ${email}`, ip }, { action: 'admin.created',
+      targetType: 'admin', targetId: row.id, details: { via: 'WordPress sign-in link', ...user } }, db);
+  }
   if (!mayOpen(found, user)) return null;
   if (!boundTo(found)) await setWordPressLink(db, found.id, user);
   return toAdmin(found);

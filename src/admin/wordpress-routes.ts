@@ -6,6 +6,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { requestActor } from '../audit/record.js';
 import type { Core } from '../core.js';
 import { AppError } from '../errors.js';
 import { HOST_TOKEN_SETTING, rotateHostToken } from '../host/token.js';
@@ -74,7 +75,7 @@ export async function wordpressAdminRoutes(app: FastifyInstance, opts: { core: C
 
   app.post('/wordpress/host-token', async (req) => {
     // Refused with 409 while WAYPOST_HOST_TOKEN decides (rotateHostToken says so).
-    const token = await rotateHostToken(core);
+    const token = await rotateHostToken(core, requestActor(req));
     req.log.info({ admin: req.admin?.adminId ?? null }, 'host token replaced from the console');
     return { token, previous_token: 'revoked' as const };
   });

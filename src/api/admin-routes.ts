@@ -1,7 +1,10 @@
 // Admin JSON API for API keys and their usage (the console's "API Keys" tab). The admin auth hook is applied by
 // src/admin/routes.ts. The key and secret are returned once, by the create call; lists show a key prefix only.
+// Changes are recorded in the audit log (src/audit/) in the change's own transaction, by the key's id, never its key
+// or secret.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { requestActor } from '../audit/record.js';
 import { apiRoot } from '../config.js';
 import type { Core } from '../core.js';
 import { humanValidationError } from '../http/validation-messages.js';
@@ -42,25 +45,29 @@ export async function keyAdminRoutes(app: FastifyInstance, opts: { core: Core })
     const body = req.body as { label: string; permissions: string[]; rate_limit?: number | null };
     const created = await createApiKey(core, {
       label: body.label, permissions: body.permissions, rateLimit: body.rate_limit ?? null,
-    });
+    }, requestActor(req));
     return reply.code(201).send(created);
   });
 
   app.patch('/keys/:id', { schema: { params: IdParams, body: UpdateBody } }, async (req) => {
     const body = req.body as { label?: string; permissions?: string[]; rate_limit?: number | null };
     const { id } = req.params as { id: string };
-    return listed(await updateApiKey(core, id, {
+    const updated = await updateApiKey(core, id, {
       label: body.label, permissions: body.permissions, rateLimit: body.rate_limit,
-    }));
+    }, requestActor(req));
+    return listed(updated);
   });
 
-  app.post('/keys/:id/disable', { schema: { params: IdParams } }, async (req) =>
-    listed(await setApiKeyActive(core, (req.params as { id: string }).id, false)));
-  app.post('/keys/:id/enable', { schema: { params: IdParams } }, async (req) =>
-    listed(await setApiKeyActive(core, (req.params as { id: string }).id, true)));
+  for (const [name, active] of [['disable', false], ['enable', true]] as const) {
+    app.post(`/keys/:id/${name}`, { schema: { params: IdParams } }, async (req) => {
+      const key = await setApiKeyActive(core, (req.params as { id: string }).id, active, requestActor(req));
+      return listed(key);
+    });
+  }
 
   app.delete('/keys/:id', { schema: { params: IdParams } }, async (req, reply) => {
-    await deleteApiKey(core, (req.params as { id: string }).id);
+    // By id or key: the log names it by id.
+    await deleteApiKey(core, (req.params as { id: string }).id, requestActor(req));
     return reply.code(204).send();
   });
 

@@ -32,6 +32,10 @@ export class CountedCache implements CacheStore {
     return this.inner.invalidate(resources);
   }
 
+  purge(resources: readonly string[]): Promise<void> {
+    return this.inner.purge(resources);
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

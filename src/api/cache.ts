@@ -24,6 +24,8 @@ export interface CacheStore {
   get(resource: ApiResource, key: string): Promise<CacheLookup>;
   set(resource: ApiResource, key: string, generation: number, entry: CachedResponse, ttlS: number): Promise<void>;
   invalidate(resources: readonly string[]): Promise<void>;
+  /** Invalidates and deletes every entry of these resources (an erasure: no copy of a person's data may stay). */
+  purge(resources: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,12 @@ export class MemoryCache implements CacheStore {
     for (const r of resources) this.generations.set(r, this.gen(r) + 1);
   }
 
+  async purge(resources: readonly string[]): Promise<void> {
+    await this.invalidate(resources);
+    const prefixes = resources.map((r) => `${r}:`);
+    for (const key of [...this.lru.keys()]) if (prefixes.some((p) => key.startsWith(p))) this.lru.delete(key);
+  }
+
   async close(): Promise<void> {
     this.lru.clear();
   }
@@ -75,5 +83,6 @@ export class NoCache implements CacheStore {
   }
   async set(): Promise<void> {}
   async invalidate(): Promise<void> {}
+  async purge(): Promise<void> {}
   async close(): Promise<void> {}
 }

@@ -1,11 +1,13 @@
 // API keys (DESIGN.md "API keys"): created, listed, disabled, re-enabled and deleted by admins (console and CLI).
 // The key is the public half (`Access-Token`); the secret is shown once at creation and stored only as a hash.
 import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { changedFields, recordAudit, type Actor, type AuditAction, type AuditDetails } from '../audit/record.js';
 import type { Core } from '../core.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { API_RESOURCES } from '../records/schemas.js';
-import type { ApiKeyRow } from '../store/tables.js';
+import type { ApiKeyRow, Database } from '../store/tables.js';
 import { hashSecret } from '../tokens.js';
 
 /** `<resource>.list` and `<resource>.read` for each public resource, and the event feed's (GET /events). */
@@ -84,7 +86,18 @@ export function toInfo(row: ApiKeyRow): ApiKeyInfo {
 /** The key shortened for lists (the full key is shown only at creation, with the secret). */
 export const keyPrefix = (key: string) => `${key.slice(0, 12)}…`;
 
-export async function createApiKey(core: Core, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+/**
+ * Records what an actor did to a key in the write's own transaction (src/audit/), by the key's id, never its key or
+ * secret. Without an actor (tests, benchmarks) nothing is recorded.
+ */
+async function audit(
+  db: Kysely<Database>, core: Core, actor: Actor | undefined, action: AuditAction, id: string,
+  details: AuditDetails | null = null,
+): Promise<void> {
+  await recordAudit(core, actor, { action, targetType: 'key', targetId: id, details }, db);
+}
+
+export async function createApiKey(core: Core, input: CreateApiKeyInput, actor?: Actor): Promise<CreatedApiKey> {
   const label = validateLabel(input.label);
   if (!Array.isArray(input.permissions)) {
     throw badRequest('invalid_permissions', 'permissions: expected a list', { field: 'permissions' });
@@ -105,7 +118,10 @@ export async function createApiKey(core: Core, input: CreateApiKeyInput): Promis
     created_at: new Date(now).toISOString(),
     last_used_at: null,
   };
-  await core.db.insertInto('api_keys').values(row).execute();
+  await core.db.transaction().execute(async (trx) => {
+    await trx.insertInto('api_keys').values(row).execute();
+    await audit(trx, core, actor, 'key.created', row.id, { label, permissions });
+  });
   return { ...toInfo(row), secret };
 }
 
@@ -129,9 +145,14 @@ async function getApiKeyById(core: Core, id: string): Promise<ApiKeyInfo> {
 }
 
 /** Disables or re-enables a key; the next request with it sees the change (see src/api/key-lookup.ts). */
-export async function setApiKeyActive(core: Core, idOrKey: string, active: boolean): Promise<ApiKeyInfo> {
+export async function setApiKeyActive(
+  core: Core, idOrKey: string, active: boolean, actor?: Actor,
+): Promise<ApiKeyInfo> {
   const { id } = await getApiKey(core, idOrKey);
-  await core.db.updateTable('api_keys').set({ active: active ? 1 : 0 }).where('id', '=', id).execute();
+  await core.db.transaction().execute(async (trx) => {
+    await trx.updateTable('api_keys').set({ active: active ? 1 : 0 }).where('id', '=', id).execute();
+    await audit(trx, core, actor, active ? 'key.enabled' : 'key.disabled', id);
+  });
   core.bus.emit('api_keys.changed');
   return getApiKeyById(core, id);
 }
@@ -147,7 +168,9 @@ export interface UpdateApiKeyInput {
  * Changes a key's label, permissions or rate limit (by id or key); fields left out keep their value. The next
  * request with the key sees the change (the in-memory lookup is dropped, as for disable).
  */
-export async function updateApiKey(core: Core, idOrKey: string, input: UpdateApiKeyInput): Promise<ApiKeyInfo> {
+export async function updateApiKey(
+  core: Core, idOrKey: string, input: UpdateApiKeyInput, actor?: Actor,
+): Promise<ApiKeyInfo> {
   const changes: Partial<Pick<ApiKeyRow, 'label' | 'permissions' | 'rate_limit'>> = {};
   if (input.label !== undefined) changes.label = validateLabel(input.label);
   if (input.permissions !== undefined) {
@@ -158,15 +181,22 @@ export async function updateApiKey(core: Core, idOrKey: string, input: UpdateApi
   }
   if (input.rateLimit !== undefined) changes.rate_limit = validateRateLimit(input.rateLimit);
   const { id } = await getApiKey(core, idOrKey);
-  if (Object.keys(changes).length > 0) {
-    await core.db.updateTable('api_keys').set(changes).where('id', '=', id).execute();
-    core.bus.emit('api_keys.changed');
-  }
+  await core.db.transaction().execute(async (trx) => {
+    if (Object.keys(changes).length > 0) await trx.updateTable('api_keys').set(changes).where('id', '=', id).execute();
+    const given = { label: input.label, permissions: input.permissions, rate_limit: input.rateLimit };
+    await audit(trx, core, actor, 'key.updated', id, { fields: changedFields(given, Object.keys(given)) });
+  });
+  if (Object.keys(changes).length > 0) core.bus.emit('api_keys.changed');
   return getApiKeyById(core, id);
 }
 
-export async function deleteApiKey(core: Core, idOrKey: string): Promise<void> {
+/** Deletes a key (by id or key); returns its id. */
+export async function deleteApiKey(core: Core, idOrKey: string, actor?: Actor): Promise<string> {
   const { id } = await getApiKey(core, idOrKey);
-  await core.db.deleteFrom('api_keys').where('id', '=', id).execute();
+  await core.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('api_keys').where('id', '=', id).execute();
+    await audit(trx, core, actor, 'key.deleted', id);
+  });
   core.bus.emit('api_keys.changed');
+  return id;
 }

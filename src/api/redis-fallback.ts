@@ -23,11 +23,17 @@ function fallbacks(metrics: Metrics) {
 
 export class FallbackCache implements CacheStore {
   private readonly unsent = new Set<string>();
+  private readonly unpurged = new Set<string>();
   private readonly bypassed;
 
   constructor(private readonly redis: RedisCache, private readonly health: RedisHealth, metrics: Metrics) {
     this.bypassed = fallbacks(metrics);
     health.onRecover(async () => {
+      if (this.unpurged.size > 0) {
+        const purged = [...this.unpurged];
+        await this.redis.purge(purged); // throws while Redis is still away: replayed at the next recovery
+        for (const r of purged) this.unpurged.delete(r);
+      }
       if (this.unsent.size === 0) return;
       const resources = [...this.unsent];
       await this.redis.invalidate(resources); // throws while Redis is still away: replayed at the next recovery
@@ -53,6 +59,12 @@ export class FallbackCache implements CacheStore {
     if (await this.health.run(() => this.redis.invalidate(resources))) return;
     this.bypassed.inc({ operation: 'cache_invalidate' });
     for (const r of resources) this.unsent.add(r);
+  }
+
+  async purge(resources: readonly string[]): Promise<void> {
+    if (await this.health.run(() => this.redis.purge(resources))) return;
+    this.bypassed.inc({ operation: 'cache_invalidate' });
+    for (const r of resources) this.unpurged.add(r);
   }
 
   async close(): Promise<void> {

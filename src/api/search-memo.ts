@@ -11,6 +11,11 @@ export class KnownCommonSearches {
     return (this.until.get(key(resource, needle)) ?? 0) > now;
   }
 
+  /** Forgets every search (an erasure: a remembered search text could be a person's name). */
+  clear(): void {
+    this.until.clear();
+  }
+
   /** What a probe of the whole search found: common (remembered from `now`, as the newest), or not (forgotten). */
   record(resource: string, needle: string, common: boolean, now: number): void {
     const k = key(resource, needle);

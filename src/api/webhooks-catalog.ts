@@ -100,6 +100,13 @@ function envelopeSchema(type: string, record: TSchema): Json {
   };
 }
 
+/** What a webhook with `payload: minimal` gets instead (src/webhooks/delivery/minimal.ts), said on every event. */
+const MINIMAL = ' A webhook with `payload: "minimal"` gets the same envelope with `data` naming the record instead: '
+  + '`resource`, `id`, the related ids (bookings `customer_id`, `trip_ids`, `payment_ids`; payments `booking_id`; '
+  + 'customers `booking_ids`; enquiries and reviews `trip_id`) and `url`, the record in the read-only API (`null` for '
+  + 'enquiries and reviews); no personal field. An update has `changed`, the changed fields\' names, instead of '
+  + '`previous_attributes`.';
+
 /** Adds the `webhooks` section, and the record schemas it refers to that the API's paths do not, to `doc`. */
 export function addWebhooksCatalog(doc: Json, serviceName: string): Json {
   const schemas: Json = (doc.components.schemas ??= {});
@@ -121,7 +128,7 @@ export function addWebhooksCatalog(doc: Json, serviceName: string): Json {
       post: {
         operationId: `webhook${info.label.replace(/ /g, '')}`,
         summary: info.label,
-        description: `${info.description} Fires when ${EVENT_FIRES_WHEN[info.type]}.`,
+        description: `${info.description} Fires when ${EVENT_FIRES_WHEN[info.type]}.${MINIMAL}`,
         security: [],
         parameters: headers.map((h) => (h.name.endsWith('-Event') ? eventHeader(info.type, h) : h)),
         requestBody: {

@@ -1,7 +1,9 @@
 // What a CLI command works with: the streams and environment of one run (`CliIo`), and Waypost opened with them.
 import type { EventEmitter } from 'node:events';
 import type { Waypost } from '../sdk.js';
+import type { Core } from '../core.js';
 import { loadConfig } from '../config.js';
+import { cliActor, recordAudit, type AuditEntry } from '../audit/record.js';
 
 /** An output stream; `isTTY` and `columns` decide how progress lines and help are drawn. */
 export type CliOutput = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -48,6 +50,11 @@ export class Cli {
     } finally {
       await wp.close();
     }
+  }
+
+  /** Records an admin action this run did, once it succeeded, in the audit log (actor: the OS user, type 'cli'). */
+  audit(core: Core, entry: AuditEntry): Promise<void> {
+    return recordAudit(core, cliActor(), entry);
   }
 
   /** Prints a value as JSON (with --json) or via a human formatter. */

@@ -16,6 +16,8 @@ import { registerDeliveries } from './commands/deliveries.js';
 import { registerAlerts } from './commands/alerts.js';
 import { registerSettings } from './commands/settings.js';
 import { registerListen } from './commands/listen.js';
+import { registerPrivacy } from './commands/privacy.js';
+import { registerAudit } from './commands/audit.js';
 
 export type { CliIo } from './context.js';
 
@@ -48,7 +50,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     .hook('preAction', (_program, command) => { json = Boolean(command.opts().json); });
 
   for (const register of [registerServe, registerHostToken, registerKeys, registerImport, registerDemo,
-    registerAdmin, registerWebhooks, registerDeliveries, registerAlerts, registerSettings, registerListen]) {
+    registerAdmin, registerWebhooks, registerDeliveries, registerAlerts, registerSettings, registerListen,
+    registerPrivacy, registerAudit]) {
     register(program, cli);
   }
 

@@ -2,6 +2,7 @@
 // list, one event with its outcome at each webhook, and "Send to webhook…". Logic in ./admin.ts.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { requestActor } from '../audit/record.js';
 import type { Core } from '../core.js';
 import { AppError } from '../errors.js';
 import { humanValidationError } from '../http/validation-messages.js';
@@ -31,7 +32,8 @@ export async function eventAdminRoutes(app: FastifyInstance, opts: { core: Core 
     listEvents(core, req.query as EventListQuery));
   app.get('/events/:id', { schema: { params: EventParams } }, async (req) =>
     eventDetail(core, (req.params as { id: string }).id));
-  app.post('/events/:id/send', { schema: { params: EventParams, body: SendBody } }, async (req, reply) =>
-    reply.code(201).send(await sendEventTo(core, (req.params as { id: string }).id,
-      (req.body as { webhook_id: string }).webhook_id)));
+  app.post('/events/:id/send', { schema: { params: EventParams, body: SendBody } }, async (req, reply) => {
+    const [id, webhookId] = [(req.params as { id: string }).id, (req.body as { webhook_id: string }).webhook_id];
+    return reply.code(201).send(await sendEventTo(core, id, webhookId, requestActor(req)));
+  });
 }

@@ -2,6 +2,7 @@
 // `record` filters and the same index walks (src/feed/read.ts), one event with what happened to it at each webhook,
 // and "Send to webhook…", one more delivery of a stored event queued through the outbox like any other.
 import type { Kysely } from 'kysely';
+import { recordAudit, type Actor } from '../audit/record.js';
 import type { Core } from '../core.js';
 import { conflict, notFound } from '../errors.js';
 import { forUpdate } from '../store/locks.js';
@@ -110,9 +111,10 @@ export async function eventDetail(core: Core, id: string): Promise<EventDetail> 
 /**
  * POST /admin/api/events/:id/send: one delivery of the event to the webhook, due now (outside any per-record order,
  * like a redelivery). The webhook row is locked first (PostgreSQL) so a disable committing meanwhile either waits
- * for this delivery and cancels it, or is seen here and refused.
+ * for this delivery and cancels it, or is seen here and refused. With `actor`, recorded in the audit log in the same
+ * transaction.
  */
-export async function sendEventTo(core: Core, id: string, webhookId: string): Promise<DeliveryView> {
+export async function sendEventTo(core: Core, id: string, webhookId: string, actor?: Actor): Promise<DeliveryView> {
   const deliveryId = await core.db.transaction().execute(async (trx) => {
     const event = await trx.selectFrom('events').select(['id', 'type']).where('id', '=', id).executeTakeFirst();
     if (!event) throw notFound(`Event ${id}`);
@@ -125,6 +127,8 @@ export async function sendEventTo(core: Core, id: string, webhookId: string): Pr
         + 'then send the event.');
     }
     const [queued] = await queueDeliveries(trx, core, [{ webhookId, eventId: event.id, eventType: event.type }]);
+    await recordAudit(core, actor, { action: 'event.sent', targetType: 'event', targetId: id,
+      details: { webhook: webhookId } }, trx);
     return queued;
   });
   wakeWorkers(core);

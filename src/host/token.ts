@@ -2,6 +2,7 @@
 // otherwise one is generated on first start (or by `waypost host-token`) and shown once. Like the admin token
 // (src/admin/token.ts) and API secrets, settings keeps only its SHA-256, so a database backup cannot write as the
 // host; `waypost host-token --rotate` replaces it.
+import type { Actor } from '../audit/record.js';
 import type { Core } from '../core.js';
 import { conflict } from '../errors.js';
 import { createStoredToken, rotateStoredToken, storedTokenCheck, tokenMatches } from '../tokens.js';
@@ -21,13 +22,16 @@ export async function ensureHostToken(core: Core): Promise<HostToken> {
   return token ? { source: 'created', token } : { source: 'stored', token: null };
 }
 
-/** A new host token (shown once); the old one stops working. Refused while WAYPOST_HOST_TOKEN decides. */
-export async function rotateHostToken(core: Core): Promise<string> {
+/**
+ * A new host token (shown once); the old one stops working. Refused while WAYPOST_HOST_TOKEN decides. Recorded in the
+ * audit log when `actor` is given.
+ */
+export async function rotateHostToken(core: Core, actor?: Actor): Promise<string> {
   if (core.config.hostToken) {
     throw conflict('host_token_from_environment', 'WAYPOST_HOST_TOKEN is set, so the Host API accepts that value '
       + 'and no token is stored: to rotate it, change the variable on every process.');
   }
-  return rotateStoredToken(core, HOST_TOKEN_SETTING, 'wph_');
+  return rotateStoredToken(core, HOST_TOKEN_SETTING, 'wph_', { actor, action: 'host_token.rotated' });
 }
 
 /** The Host API's check of a presented bearer token. */

@@ -1,6 +1,6 @@
 // Turns every error into application/problem+json (RFC 9457) in one place. Bad input is always a 4xx.
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, databaseUnavailable, isConnectionError } from '../errors.js';
 
 export interface Problem {
@@ -43,8 +43,23 @@ function fromFastify(err: FastifyError): AppError {
   return new AppError(status, title.toLowerCase().replace(/[^a-z0-9]+/g, '_'), title, err.message);
 }
 
+/**
+ * A body refused by its declared length is read to its end and dropped when it declares at most this much, like
+ * nginx's lingering close: Fastify closes the connection at once, and a client still sending then gets a reset that
+ * can discard the 413 before it reads it (EPIPE instead of an answer). Past this, or with no length, it still closes.
+ */
+export const LINGER_BYTES = 64 * 1024 * 1024;
+
+function lingerOnTooLarge(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return;
+  const declared = Number(request.headers['content-length']);
+  // Node's server drains an unread body (req._dump) once the answer is out, and keeps the connection for the next.
+  if (declared <= LINGER_BYTES && !request.raw.readableDidRead) reply.removeHeader('connection');
+}
+
 export function installProblemHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    lingerOnTooLarge(err, request, reply);
     // A lost or refused database connection (failover, restart) is not a bug: the client may retry at once, and the
     // next request gets a fresh connection from the pool.
     const lostDatabase = !(err instanceof AppError) && isConnectionError(err);

@@ -1,5 +1,6 @@
 // Turns validated host input into the stored public shape (everything but the derived id lists), and applies the
 // legacy-booking rules. Pure functions: the write path decides what to do with the result.
+import { createHash } from 'node:crypto';
 import semver from 'semver';
 import type {
   Booking, BookingInput, Customer, CustomerInput, Enquiry, EnquiryInput, Payment, PaymentInput, Review, ReviewInput,
@@ -65,7 +66,11 @@ export type StoredCustomer = Omit<Customer, 'booking_ids'>;
 export type StoredBooking = Omit<Booking, 'payment_ids'>;
 export type StoredPayment = Payment;
 export type StoredEnquiry = Enquiry;
-export type StoredReview = Review;
+/**
+ * A review as stored: its public fields, and a SHA-256 of its author's e-mail when the host sent one (WordPress
+ * comments have it), by which an erasure finds the reviews of an e-mail. present() keeps only public fields.
+ */
+export type StoredReview = Review & { author_email_sha256?: string | null };
 
 export interface StoredRecords {
   trips: StoredTrip;
@@ -191,5 +196,12 @@ export function normalizeEnquiry(id: number, i: EnquiryInput): Omit<StoredEnquir
 }
 
 export function normalizeReview(id: number, i: ReviewInput): Omit<StoredReview, 'created_at'> {
-  return { id, trip_id: i.trip_id, author_name: i.author_name, rating: i.rating ?? null, content: i.content ?? null };
+  return {
+    id, trip_id: i.trip_id, author_name: i.author_name, rating: i.rating ?? null, content: i.content ?? null,
+    author_email_sha256: i.author_email ? emailSha256(i.author_email) : null,
+  };
 }
+
+/** A SHA-256 of an e-mail, lower-cased: how a review's author and an erasure's record name a person. */
+export const emailSha256 = (email: string): string =>
+  createHash('sha256').update(email.trim().toLowerCase()).digest('hex');

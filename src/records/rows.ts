@@ -51,11 +51,14 @@ export function rowFor<R extends Resource>(resource: R, rec: StoredRecords[R]): 
     }
     case 'enquiries': {
       const e = rec as StoredRecords['enquiries'];
-      return { id: e.id, data, created_at: e.created_at };
+      return { id: e.id, data, email: e.email.toLowerCase(), created_at: e.created_at };
     }
     case 'reviews': {
       const r = rec as StoredRecords['reviews'];
-      return { id: r.id, data, trip_id: r.trip_id, created_at: r.created_at };
+      return {
+        id: r.id, data, trip_id: r.trip_id, author: r.author_name.toLowerCase(),
+        author_email_sha256: r.author_email_sha256 ?? null, created_at: r.created_at,
+      };
     }
   }
   throw new Error(`unknown resource ${resource as string}`);

@@ -120,6 +120,7 @@ export const EnquiryInput = Type.Object({
 export const ReviewInput = Type.Object({
   trip_id: RecordId,
   author_name: Text(300),
+  author_email: Type.Optional(Nullable(Email)), // only as a SHA-256, to find a person's reviews (never shown)
   // Star ratings come from a paid add-on: most sites have none (null or absent).
   rating: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 5 }))),
   content: Type.Optional(Nullable(Text(20_000))),

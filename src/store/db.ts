@@ -124,6 +124,9 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
+    // What a write replaces or deletes is zeroed in the file, not left in free space: an erased person's data
+    // (src/privacy/) must not be readable from the file afterwards. Free within a page written anyway (WAL).
+    sqlite.pragma('secure_delete = ON');
     const { searchText } = options;
     if (searchText) {
       sqlite.function('waypost_search_text', { deterministic: true },

@@ -33,6 +33,29 @@ export async function indexSearchText(db: UntypedDb, table: Searchable, id: numb
 }
 
 /**
+ * SQLite's FTS5 index keeps a deleted row's entries until its segments are merged, unless 'secure-delete' is on:
+ * an erasure's transaction turns it on for its own writes (each rewrites only the pages its row is on), then off,
+ * since every other write would pay for it. PostgreSQL's index is on the row itself: nothing to do.
+ */
+export async function secureSearchDeletes(db: UntypedDb, tables: readonly Searchable[], on: boolean): Promise<void> {
+  if (dialectOf(db) !== 'sqlite') return;
+  for (const table of tables) {
+    const fts = sql.table(`${table}_fts`);
+    // FTS5 reads a command's value from the statement itself: a bound parameter is an SQL logic error.
+    await sql`INSERT INTO ${fts} (${fts}, rank) VALUES ('secure-delete', ${sql.lit(on ? 1 : 0)})`.execute(db);
+  }
+}
+
+/**
+ * After an erasure: SQLite's WAL keeps the pages the erasure replaced until a checkpoint, and TRUNCATE empties it
+ * (freed space inside the file is zeroed as it is freed: `secure_delete`, store/db.ts). PostgreSQL's old row
+ * versions are no part of a dump, and autovacuum reclaims them.
+ */
+export async function forgetReplacedData(db: UntypedDb): Promise<void> {
+  if (dialectOf(db) === 'sqlite') await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
+}
+
+/**
  * Whether the search text lives only in the search index: SQLite's FTS5 index is contentless and holds the text
  * itself (the column stays empty instead of storing it twice); PostgreSQL's pg_trgm index is built on the column.
  */

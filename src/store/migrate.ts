@@ -31,6 +31,11 @@ import * as m0026 from './migrations/0026_event_trace_context.js';
 import * as m0027 from './migrations/0027_event_feed.js';
 import * as m0028 from './migrations/0028_webhook_off_periods.js';
 import * as m0029 from './migrations/0029_event_indexes.js';
+import * as m0030 from './migrations/0030_privacy.js';
+import * as m0031 from './migrations/0031_audit_log.js';
+import * as m0032 from './migrations/0032_webhook_payload.js';
+import * as m0033 from './migrations/0033_audit_action_actor_index.js';
+import * as m0034 from './migrations/0034_review_author_email.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -62,6 +67,11 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027_event_feed': m0027,
   '0028_webhook_off_periods': m0028,
   '0029_event_indexes': m0029,
+  '0030_privacy': m0030,
+  '0031_audit_log': m0031,
+  '0032_webhook_payload': m0032,
+  '0033_audit_action_actor_index': m0033,
+  '0034_review_author_email': m0034,
 };
 
 export async function migrate(db: UntypedDb): Promise<string[]> {

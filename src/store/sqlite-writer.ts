@@ -150,6 +150,7 @@ function writerThread(): void {
   // 31). runWhenFree tries again every 0.2 ms instead, for the same 5 s.
   db.pragma('busy_timeout = 0');
   db.pragma('foreign_keys = ON');
+  db.pragma('secure_delete = ON'); // as the main connection (store/db.ts): nothing replaced stays in free space
   db.pragma('wal_autocheckpoint = 0'); // the checkpointer thread's work (sqlite-checkpointer.ts)
   const statements = new Map<string, any>();
   const prepare = (sql: string) => {

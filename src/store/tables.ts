@@ -7,6 +7,8 @@ import type { AlertTables } from '../alerts/tables.js';
 import type { AdminTables } from '../admin/tables.js';
 import type { ApiTables } from '../api/tables.js';
 import type { FeedTables } from '../feed/tables.js';
+import type { PrivacyTables } from '../privacy/tables.js';
+import type { AuditTables } from '../audit/tables.js';
 
 export interface TripRow {
   id: number;
@@ -62,6 +64,7 @@ export interface PaymentRow {
 export interface EnquiryRow {
   id: number;
   data: string;
+  email: string | null; // lower-cased (migration 0030): a person's enquiries by index
   created_at: string;
 }
 
@@ -69,6 +72,8 @@ export interface ReviewRow {
   id: number;
   data: string;
   trip_id: number;
+  author: string | null; // the author's name lower-cased (migration 0030): a person's reviews by index
+  author_email_sha256: string | null; // of the author's e-mail when the host sent one (migration 0034)
   created_at: string;
 }
 
@@ -128,7 +133,7 @@ export interface RecordTables {
 }
 
 export interface Database
-  extends RecordTables, WebhookTables, AlertTables, AdminTables, ApiTables, FeedTables {}
+  extends RecordTables, WebhookTables, AlertTables, AdminTables, ApiTables, FeedTables, PrivacyTables, AuditTables {}
 
 export type { Generated };
 

@@ -15,6 +15,7 @@ export const EVENT_TYPE_NAMES = [
   'booking.payment.completed',
   'booking.due.payment.completed',
   'customer.created',
+  'customer.erased',
   'enquiry.created',
   'review.created',
 ] as const;
@@ -39,6 +40,10 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
     type: 'customer.created', label: 'Customer Created',
     description: 'A new customer (or a new e-mail on a booking) is seen.',
   },
+  {
+    type: 'customer.erased', label: 'Customer Erased',
+    description: 'A customer\'s personal data was erased (a privacy request): erase your copy too.',
+  },
   { type: 'enquiry.created', label: 'Enquiry Created', description: 'A trip enquiry is created.' },
   { type: 'review.created', label: 'Review Created', description: 'A trip review is created.' },
 ];
@@ -61,6 +66,9 @@ export const EVENT_FIRES_WHEN: Readonly<Record<EventType, string>> = {
     + 'refunded and paid again); waiting statuses (`check-waiting`, `voucher-waiting`) do not fire',
   'booking.due.payment.completed': 'the same, for a payment with `is_due_payment: true`',
   'customer.created': 'a customer id is seen first, including a new customer embedded in a booking',
+  'customer.erased': 'a person\'s personal data is erased in Waypost (`waypost privacy erase`, the console, the admin '
+    + 'or host API, or WordPress\'s *Erase Personal Data*): `data` is the customer with every personal field emptied, '
+    + 'so a receiver finds its copy by `id` and erases it too; one event per customer record the person had',
   'enquiry.created': 'an enquiry is created',
   'review.created': 'a review is created',
 };
@@ -74,6 +82,7 @@ export const EVENT_RESOURCE = {
   'booking.payment.completed': 'payments',
   'booking.due.payment.completed': 'payments',
   'customer.created': 'customers',
+  'customer.erased': 'customers',
   'enquiry.created': 'enquiries',
   'review.created': 'reviews',
 } as const satisfies Record<EventType, string>;

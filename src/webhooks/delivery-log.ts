@@ -1,6 +1,7 @@
 // The delivery log (DESIGN.md "Delivery log"): every delivery and every attempt, newest first, with filters, the
 // detail of one delivery (its event envelope and attempts), manual redeliver, and the stored e-mail alerts.
 import { sql } from 'kysely';
+import { recordAudit, type Actor } from '../audit/record.js';
 import type { Core } from '../core.js';
 import { conflict, invalidParameter, notFound } from '../errors.js';
 import { iso } from '../records/normalize.js';
@@ -10,6 +11,7 @@ import { findRecords, parseLogSearch, type FoundRecords } from './log-search.js'
 import { signalNote } from './delivery/schedule.js';
 import { webhookRow } from './manage.js';
 import { queueDelivery, wakeWorkers } from './outbox.js';
+import { prunedNotes } from './retention.js';
 import type { DeliveryRow, DeliveryStatus } from './tables.js';
 import type { AlertView } from '../alerts/views.js';
 
@@ -198,11 +200,7 @@ export async function listStatements(core: Core, q: DeliveryQuery) {
 
 function parseJson<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
+  try { return JSON.parse(text) as T; } catch { return fallback; }
 }
 
 export async function getDeliveryView(core: Core, id: string): Promise<DeliveryView> {
@@ -217,6 +215,7 @@ export async function getDelivery(core: Core, id: string): Promise<DeliveryDetai
   const event = await core.db.selectFrom('events').selectAll().where('id', '=', delivery.event_id).executeTakeFirst();
   const attempts = await core.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', id)
     .orderBy('attempt', 'asc').execute();
+  const pruned = await prunedNotes(core);
   return {
     ...delivery,
     attempt_count: delivery.attempts,
@@ -230,9 +229,10 @@ export async function getDelivery(core: Core, id: string): Promise<DeliveryDetai
       attempt: a.attempt,
       started_at: a.started_at,
       duration_ms: a.duration_ms,
-      request: { url: a.request_url, headers: parseJson(a.request_headers, {}), body: a.request_body },
-      response: a.response_status === null ? null
-        : { status: a.response_status, headers: parseJson(a.response_headers, {}), body: a.response_body ?? '' },
+      request: { url: a.request_url, headers: parseJson(a.request_headers, {}), body: a.request_body,
+        pruned: pruned(a.id, 'payload') },
+      response: a.response_status === null ? null : { status: a.response_status,
+        headers: parseJson(a.response_headers, {}), body: a.response_body ?? '', pruned: pruned(a.id, 'response') },
       error: a.error,
       success: a.success === 1,
       // Derived from the recorded answer and the configured schedule, so it needs no column of its own.
@@ -253,8 +253,11 @@ export async function listLogWebhooks(core: Core): Promise<{ webhooks: LogWebhoo
 
 // ---------- redeliver ----------
 
-/** A new delivery of the same event to the same webhook, due now; the original stays in the log unchanged. */
-export async function redeliver(core: Core, id: string): Promise<DeliveryView> {
+/**
+ * A new delivery of the same event to the same webhook, due now; the original stays in the log unchanged. With
+ * `actor`, recorded in the audit log in the same transaction.
+ */
+export async function redeliver(core: Core, id: string, actor?: Actor): Promise<DeliveryView> {
   const newId = await core.db.transaction().execute(async (trx) => {
     const original = await trx.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     if (!original) throw notFound(`Delivery ${id}`);
@@ -265,32 +268,19 @@ export async function redeliver(core: Core, id: string): Promise<DeliveryView> {
     }
     if (webhook.active !== 1) {
       const why = webhook.disabled_reason ? ` (${webhook.disabled_reason.replace(/\.$/, '')})` : '';
-      const detail = `The webhook "${webhook.name}" is disabled${why}. Re-enable it first, then redeliver.`;
-      throw conflict('webhook_disabled', detail);
+      throw conflict('webhook_disabled', `The webhook "${webhook.name}" is disabled${why}. Re-enable it first, then `
+        + 'redeliver.');
     }
-    return queueDelivery(trx, core, {
-      webhookId: original.webhook_id, eventId: original.event_id, eventType: original.event_type,
-      redeliveryOf: original.id,
-    });
+    // Sent from the event, whole, after the log's copy of the payload was blanked; a gone event leaves nothing.
+    const event = await trx.selectFrom('events').select('id').where('id', '=', original.event_id).executeTakeFirst();
+    if (!event) throw conflict('event_gone', `The event ${original.event_id} of this delivery is no longer kept.`);
+    const queued = await queueDelivery(trx, core, { webhookId: original.webhook_id, eventId: original.event_id,
+      eventType: original.event_type, redeliveryOf: original.id });
+    await recordAudit(core, actor, { action: 'delivery.redelivered', targetType: 'delivery', targetId: id,
+      details: { webhook: original.webhook_id, delivery: queued } }, trx);
+    return queued;
   });
   wakeWorkers(core);
   core.log.info({ deliveryId: newId, redeliveryOf: id }, 'redelivery queued');
   return getDeliveryView(core, newId);
-}
-
-// ---------- alerts ----------
-
-export async function listAlerts(
-  core: Core, query: { page?: number | string; perpage?: number | string } = {},
-): Promise<Page<AlertView>> {
-  const { page, perpage } = pageParams(query);
-  const rows = await core.db.selectFrom('alerts')
-    .leftJoin('webhooks', 'webhooks.id', 'alerts.webhook_id')
-    .selectAll('alerts').select('webhooks.name as webhook_name')
-    .orderBy('alerts.created_at', 'desc').orderBy('alerts.id', 'desc')
-    .limit(perpage).offset((page - 1) * perpage)
-    .execute();
-  const counted = await core.db.selectFrom('alerts').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  const items = rows.map((r) => ({ ...r, webhook_name: r.webhook_name ?? null }));
-  return { items, total: Number(counted.n), page, perpage };
 }

@@ -129,6 +129,26 @@ export async function recordEventsForChange(trx: Db, change: RecordChange, core:
   return queued;
 }
 
+/**
+ * An event no host write causes (customer.erased, recorded by an erasure): stored, and queued to each active webhook
+ * subscribed to its type whose filter lets it through, in the caller's transaction. Returns the event's id.
+ */
+export async function recordOwnEvent(trx: Db, core: Core, event: {
+  type: EventType; resource: string; recordId: number; data: unknown;
+}): Promise<string> {
+  const subscribed = (await activeSubscribers(trx)).filter((w) => w.events.includes(event.type));
+  const { send, skipped } = splitByFilter(subscribed, { data: event.data, previous_attributes: null });
+  const eventId = await recordEvent(trx, core, {
+    type: event.type, resource: event.resource, recordId: event.recordId, data: event.data,
+    skippedByFilter: skipped.map((w) => w.id),
+  });
+  const key = recordKey(event.resource, event.recordId);
+  await queueDeliveries(trx, core, send.map((w) => ({
+    webhookId: w.id, eventId, eventType: event.type, orderKey: w.ordering === 'record' ? key : null,
+  })));
+  return eventId;
+}
+
 /** The outbox insert as a span: the event stores its context, so the deliveries' attempts become its children. */
 function outboxSpan(
   traced: NonNullable<ReturnType<typeof tracing>>, type: string, change: RecordChange,

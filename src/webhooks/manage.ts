@@ -2,23 +2,49 @@
 // The admin JSON API and the CLI both call these functions. Saving never loses history: deliveries and attempts
 // are kept, and delete is a soft delete.
 import type { Kysely } from 'kysely';
+import { changedFields, recordAudit, type Actor, type AuditAction, type AuditDetails } from '../audit/record.js';
 import type { Core } from '../core.js';
-import { badRequest, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { iso } from '../records/normalize.js';
 import type { Database } from '../store/tables.js';
-import { EVENT_TYPE_NAMES, isEventType, type EventType } from './catalog.js';
+import type { EventType } from './catalog.js';
 import { cancelPending, disableWebhook } from './disable.js';
 import { filterColumns, filterView, type FilterView } from './filters/save.js';
 import { previousSecretExpiry, rotateSecret, type RotatedSecret } from './rotation.js';
 import { generateSecret, openSecret, sealSecret } from './secrets.js';
-import { checkTargetUrl } from './ssrf.js';
-import { readPrivateTargets } from './private-targets.js';
-import type { DeliveryStatus, WebhookOrdering, WebhookRow } from './tables.js';
+import { urlWarning } from './ssrf.js';
+import type { DeliveryStatus, WebhookOrdering, WebhookPayload, WebhookRow } from './tables.js';
+import {
+  checkActive, checkBody, checkEvents, checkMaxPerSecond, checkName, checkOrdering, checkPayload, checkUrl,
+  WEBHOOK_FIELDS, type WebhookInput,
+} from './validate.js';
 import { releaseOrphans } from './delivery/order.js';
 import { closeOffPeriod } from './off-periods.js';
 
 type Db = Kysely<Database>;
+
+export const DISABLED_BY_ADMIN = 'Disabled by an admin.';
+export const DELETED_REASON = 'The webhook was deleted.';
+
+/**
+ * Records what an actor did to a webhook in the write's own transaction (src/audit/): the change and its entry commit
+ * together or not at all. Without an actor (tests, benchmarks, the demo's seed) nothing is recorded.
+ */
+async function audit(
+  db: Db, core: Core, actor: Actor | undefined, action: AuditAction, id: string, details: AuditDetails | null = null,
+): Promise<void> {
+  await recordAudit(core, actor, { action, targetType: 'webhook', targetId: id, details }, db);
+}
+
+/** A change that only switches `active` is an enable or a disable, as the console's switch sends it. */
+function changeAction(input: WebhookInput): { action: AuditAction; details: AuditDetails | null } {
+  const fields = changedFields(input, WEBHOOK_FIELDS);
+  if (fields.length === 1 && fields[0] === 'active') {
+    return { action: input.active ? 'webhook.enabled' : 'webhook.disabled', details: null };
+  }
+  return { action: 'webhook.updated', details: { fields } };
+}
 
 export interface LastDelivery {
   id: string;
@@ -45,92 +71,12 @@ export interface WebhookView extends FilterView {
   max_per_second: number | null;
   /** 'record': the events of one record arrive one after another, in commit order (docs/webhooks.md "Ordering"). */
   ordering: WebhookOrdering;
+  /** 'minimal': `data` holds the record's ids and API link, no personal field (docs/webhooks.md "Minimal payloads"). */
+  payload: WebhookPayload;
 }
 
 export interface CreatedWebhook extends WebhookView {
   secret: string;
-}
-
-export interface WebhookInput {
-  name?: unknown;
-  url?: unknown;
-  events?: unknown;
-  active?: unknown;
-  max_per_second?: unknown;
-  filter?: unknown;
-  ordering?: unknown;
-}
-
-export const DISABLED_BY_ADMIN = 'Disabled by an admin.';
-export const DELETED_REASON = 'The webhook was deleted.';
-const FIELDS = ['name', 'url', 'events', 'active', 'max_per_second', 'filter', 'ordering'];
-export const ORDERINGS: readonly WebhookOrdering[] = ['none', 'record'];
-export const MAX_PER_SECOND_LIMIT = 1000;
-
-const invalid = (field: string, detail: string) => badRequest('invalid_field', `${field}: ${detail}`, { field });
-
-/** The warning shown next to a stored URL in lists (the same advice checkTargetUrl gives at save time). */
-export function urlWarning(url: string): string | null {
-  return url.startsWith('http://') ? 'http:// sends payloads unencrypted; https:// is recommended' : null;
-}
-
-// ---------- validation (the field named in every 400) ----------
-
-function checkBody(body: unknown): WebhookInput {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw badRequest('invalid_body', 'the body must be a JSON object', { field: '(body)' });
-  }
-  const unknown = Object.keys(body).find((k) => !FIELDS.includes(k));
-  if (unknown) throw invalid(unknown, `is not a webhook field (expected ${FIELDS.join(', ')})`);
-  return body as WebhookInput;
-}
-
-function checkName(value: unknown): string {
-  if (typeof value !== 'string' || value.trim().length === 0) throw invalid('name', 'is required (1-100 characters)');
-  const name = value.trim();
-  if (name.length > 100) throw invalid('name', `must be at most 100 characters (got ${name.length})`);
-  return name;
-}
-
-function checkEvents(value: unknown): EventType[] {
-  const names = EVENT_TYPE_NAMES.join(', ');
-  if (!Array.isArray(value) || value.length === 0) throw invalid('events', `choose at least one event: ${names}`);
-  const bad = value.find((e) => !isEventType(e));
-  if (bad !== undefined) {
-    throw invalid('events', `unknown event type ${JSON.stringify(bad)} (expected one of ${names})`);
-  }
-  // Keep the catalog's order and drop duplicates, so equal subscriptions look equal.
-  return EVENT_TYPE_NAMES.filter((t) => value.includes(t));
-}
-
-function checkActive(value: unknown): boolean {
-  if (typeof value !== 'boolean') throw invalid('active', 'must be true or false');
-  return value;
-}
-
-/** null (or absent on create) is unlimited; otherwise a whole number of deliveries per second. */
-function checkMaxPerSecond(value: unknown): number | null {
-  if (value === null) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PER_SECOND_LIMIT) {
-    throw invalid('max_per_second', `must be a whole number from 1 to ${MAX_PER_SECOND_LIMIT}, or null for no limit `
-      + `(got ${JSON.stringify(value) ?? String(value)})`);
-  }
-  return value;
-}
-
-function checkOrdering(value: unknown): WebhookOrdering {
-  if (!ORDERINGS.includes(value as WebhookOrdering)) {
-    throw invalid('ordering', `must be "none" or "record" (got ${JSON.stringify(value) ?? String(value)})`);
-  }
-  return value as WebhookOrdering;
-}
-
-async function checkUrl(core: Core, value: unknown): Promise<{ url: string; warning: string | null }> {
-  if (typeof value !== 'string' || value.trim() === '') throw invalid('url', 'is required (an absolute https:// URL)');
-  if (value.length > 2000) throw invalid('url', 'must be at most 2000 characters');
-  // Private targets as the stored setting says now (another process may have changed it): its 400s name "url".
-  return checkTargetUrl(value, { allowPrivateTargets: (await readPrivateTargets(core)).allowed });
-
 }
 
 // ---------- reading ----------
@@ -150,7 +96,7 @@ function view(row: WebhookRow, last: LastDelivery | null, now: number): WebhookV
     previous_secret_expires_at: previousSecretExpiry(row, now),
     max_per_second: row.max_per_second ?? null,
     ...filterView(row),
-    ordering: row.ordering ?? 'none',
+    ordering: row.ordering ?? 'none', payload: row.payload ?? 'full',
   };
 }
 
@@ -189,13 +135,14 @@ export async function getWebhook(core: Core, id: string): Promise<WebhookView> {
 
 // ---------- writing ----------
 
-export async function createWebhook(core: Core, body: unknown): Promise<CreatedWebhook> {
+export async function createWebhook(core: Core, body: unknown, actor?: Actor): Promise<CreatedWebhook> {
   const input = checkBody(body);
   const name = checkName(input.name);
   const events = checkEvents(input.events);
   const active = input.active === undefined ? true : checkActive(input.active);
   const maxPerSecond = input.max_per_second === undefined ? null : checkMaxPerSecond(input.max_per_second);
   const ordering = input.ordering === undefined ? 'none' : checkOrdering(input.ordering);
+  const payload = input.payload === undefined ? 'full' : checkPayload(input.payload);
   const { url, warning } = await checkUrl(core, input.url);
   const filter = await filterColumns(core, input.filter ?? null, events);
   const secret = generateSecret();
@@ -211,29 +158,34 @@ export async function createWebhook(core: Core, body: unknown): Promise<CreatedW
     active: active ? 1 : 0,
     max_per_second: maxPerSecond,
     ...filter,
-    ordering,
+    ordering, payload,
     disabled_reason: null, // created inactive: nobody disabled it, and nothing was cancelled
     created_at: iso(now),
     updated_at: iso(now),
     deleted_at: null,
   };
-  await core.db.insertInto('webhooks').values(row).execute();
+  await core.db.transaction().execute(async (trx) => {
+    await trx.insertInto('webhooks').values(row).execute();
+    await audit(trx, core, actor, 'webhook.created', row.id, { name });
+  });
   core.log.info({ webhookId: row.id, events }, 'webhook created');
   return { ...view(row, null, now), warning, secret };
 }
 
 /**
- * Changes any of name, url, events, active, max_per_second (null clears it), filter (null clears it), ordering
+ * Changes any of name, url, events, active, max_per_second (null clears it), filter (null clears it), payload (from the
+ * next attempt on, retries included), ordering
  * (deliveries already queued keep their place: a record's waiting ones are still sent after the one they wait for).
  * Re-enabling clears disabled_reason; disabling cancels what is pending.
  */
-export async function updateWebhook(core: Core, id: string, body: unknown): Promise<WebhookView> {
+export async function updateWebhook(core: Core, id: string, body: unknown, actor?: Actor): Promise<WebhookView> {
   const input = checkBody(body);
   const changes: Partial<WebhookRow> = {};
   if (input.name !== undefined) changes.name = checkName(input.name);
   if (input.events !== undefined) changes.events = JSON.stringify(checkEvents(input.events));
   if (input.max_per_second !== undefined) changes.max_per_second = checkMaxPerSecond(input.max_per_second);
   if (input.ordering !== undefined) changes.ordering = checkOrdering(input.ordering);
+  if (input.payload !== undefined) changes.payload = checkPayload(input.payload);
   const active = input.active === undefined ? undefined : checkActive(input.active);
   let warning: string | null | undefined;
   if (input.url !== undefined) ({ url: changes.url, warning } = await checkUrl(core, input.url));
@@ -258,22 +210,27 @@ export async function updateWebhook(core: Core, id: string, body: unknown): Prom
       await closeOffPeriod(trx, core, id); // what happened meanwhile can be sent (recover/missed.ts)
     }
     if (active === false && row.active === 1) await disableWebhook(trx, core, id, DISABLED_BY_ADMIN);
+    const { action, details } = changeAction(input);
+    await audit(trx, core, actor, action, id, details);
   });
   const saved = await getWebhook(core, id);
   return warning === undefined ? saved : { ...saved, warning };
 }
 
-export const enableWebhook = (core: Core, id: string) => updateWebhook(core, id, { active: true });
-export const disableWebhookByAdmin = (core: Core, id: string) => updateWebhook(core, id, { active: false });
+export const enableWebhook = (core: Core, id: string, actor?: Actor) =>
+  updateWebhook(core, id, { active: true }, actor);
+export const disableWebhookByAdmin = (core: Core, id: string, actor?: Actor) =>
+  updateWebhook(core, id, { active: false }, actor);
 
 /** Soft delete: the webhook stops firing, its pending deliveries are cancelled, and its history stays in the log. */
-export async function deleteWebhook(core: Core, id: string): Promise<void> {
+export async function deleteWebhook(core: Core, id: string, actor?: Actor): Promise<void> {
   await core.db.transaction().execute(async (trx) => {
     await findRow(trx, id);
     await cancelPending(trx, core, id, DELETED_REASON);
     const now = iso(core.clock.now());
     await trx.updateTable('webhooks').set({ active: 0, deleted_at: now, updated_at: now })
       .where('id', '=', id).execute();
+    await audit(trx, core, actor, 'webhook.deleted', id);
   });
   core.log.info({ webhookId: id }, 'webhook deleted');
 }
@@ -286,8 +243,8 @@ export async function revealSecret(core: Core, id: string): Promise<{ secret: st
 }
 
 /** "Regenerate now" (a leaked secret): a new secret, and the old one stops signing at once (rotation.ts). */
-export async function regenerateSecret(core: Core, id: string): Promise<RotatedSecret> {
-  return rotateSecret(core, id, 0);
+export async function regenerateSecret(core: Core, id: string, actor?: Actor): Promise<RotatedSecret> {
+  return rotateSecret(core, id, 0, actor);
 }
 
 /** The webhook row including deleted ones (the delivery log refers to them). */

@@ -4,6 +4,7 @@
 // a process's environment still allows them in that process. Set from the server's shell only
 // (`waypost settings set --allow-private-targets`): the console shows it but cannot change it, since the guard is
 // there to keep people who manage webhooks (a WordPress admin signed in through the bridge) off the server's network.
+import { recordAudit, type Actor } from '../audit/record.js';
 import type { Core } from '../core.js';
 import type { Config } from '../config.js';
 import { readSetting, writeSetting } from '../store/settings.js';
@@ -61,9 +62,19 @@ export async function readPrivateTargets(core: Core): Promise<PrivateTargets> {
   return { allowed, source: allowed ? 'setting' : 'off' };
 }
 
-/** Stores the setting; every process on the database follows within seconds. */
-export async function setPrivateTargets(core: Core, allowed: boolean): Promise<PrivateTargets> {
-  await writeSetting(core.db, ALLOW_PRIVATE_TARGETS_SETTING, allowed ? 'true' : null);
+/**
+ * Stores the setting; every process on the database follows within seconds. A change is recorded in the audit log
+ * with it, when an actor is given (src/audit/).
+ */
+export async function setPrivateTargets(core: Core, allowed: boolean, actor?: Actor): Promise<PrivateTargets> {
+  await core.db.transaction().execute(async (trx) => {
+    const was = (await readSetting(trx, ALLOW_PRIVATE_TARGETS_SETTING)) === 'true';
+    await writeSetting(trx, ALLOW_PRIVATE_TARGETS_SETTING, allowed ? 'true' : null);
+    if (was !== allowed) {
+      await recordAudit(core, actor, { action: 'settings.changed', targetType: 'settings', targetId: null,
+        details: { fields: ['allow_private_targets'] } }, trx);
+    }
+  });
   return readPrivateTargets(core);
 }
 

@@ -1,6 +1,7 @@
 // Secret rotation with a grace period (DESIGN.md "Secret rotation"): the new secret signs at once, and the one it
 // replaced keeps signing beside it until the grace period ends, so receivers can be updated without a failed
 // delivery. Grace 0 is "Regenerate now", for a leaked secret: the old one stops at once.
+import { recordAudit, type Actor } from '../audit/record.js';
 import type { Core } from '../core.js';
 import { badRequest, notFound } from '../errors.js';
 import { iso } from '../records/normalize.js';
@@ -63,7 +64,7 @@ export function parseGrace(text: string): number {
  * WAYPOST_SECRET_KEY was set is sealed on its way to previous_secret, so both are encrypted at rest alike.
  */
 export async function rotateSecret(
-  core: Core, id: string, graceSeconds = DEFAULT_GRACE_SECONDS,
+  core: Core, id: string, graceSeconds = DEFAULT_GRACE_SECONDS, actor?: Actor,
 ): Promise<RotatedSecret> {
   const grace = checkGraceSeconds(graceSeconds);
   const secret = generateSecret();
@@ -81,6 +82,9 @@ export async function rotateSecret(
       secret: sealSecret(core.config, secret),
       updated_at: iso(now),
     }).where('id', '=', id).execute();
+    // Recorded with the rotation it describes (src/audit/), never the secret.
+    await recordAudit(core, actor, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id,
+      details: { grace_s: grace } }, trx);
   });
   core.log.info({ webhookId: id, graceSeconds: grace }, 'webhook secret rotated');
   return { secret, grace_seconds: grace, previous_secret_expires_at: expiresAt === null ? null : iso(expiresAt) };

@@ -99,6 +99,14 @@ export function sampleEvent(type: EventType, nowMs: number): SampleEvent {
       return { resource: 'payments', recordId: 900302, data: samplePayment(at, true) };
     case 'customer.created':
       return { resource: 'customers', recordId: 900101, data: sampleCustomer(at) };
+    case 'customer.erased':
+      return {
+        resource: 'customers', recordId: 900101,
+        data: {
+          ...sampleCustomer(at), email: '', first_name: null, last_name: null, phone: null,
+          address: { line1: null, city: null, state: null, postcode: null, country: null },
+        },
+      };
     case 'enquiry.created':
       return {
         resource: 'enquiries',

@@ -133,6 +133,11 @@ export function literalAddress(url: URL): string | null {
   return isIP(host) ? host : null;
 }
 
+/** The advice about a target URL, at save time and next to a stored one in lists: plain http:// is not encrypted. */
+export function urlWarning(url: string): string | null {
+  return url.startsWith('http://') ? 'http:// sends payloads unencrypted; https:// is recommended' : null;
+}
+
 /**
  * Save-time check: a valid URL whose host is public (every address it resolves to), unless private targets are
  * allowed. Returns the normalised URL and a warning for plain http://.
@@ -141,7 +146,7 @@ export async function checkTargetUrl(
   raw: string, config: Pick<Config, 'allowPrivateTargets'>,
 ): Promise<{ url: string; warning: string | null }> {
   const url = parseTargetUrl(raw.trim());
-  const warning = url.protocol === 'http:' ? 'http:// sends payloads unencrypted; https:// is recommended' : null;
+  const warning = urlWarning(url.toString());
   if (config.allowPrivateTargets) return { url: url.toString(), warning };
   const literal = literalAddress(url);
   let addresses: string[];

@@ -13,6 +13,8 @@ export interface WebhookRow {
   active: number; // 0/1
   max_per_second: number | null; // deliveries per second across all workers (1-1000); null: unlimited
   ordering: WebhookOrdering; // 'record': a record's events are delivered one after another, in commit order
+  // Optional here: inserts written before migration 0032 (tests, benchmarks) name none ('full').
+  payload?: WebhookPayload; // 'minimal': ids and an API link instead of the record (delivery/minimal.ts)
   disabled_reason: string | null; // why it was auto-disabled (or disabled by an admin)
   // Optional here: inserts written before migration 0023 (tests, benchmarks) name no filter.
   filter?: string | null; // JSON payload filter (src/webhooks/filters/); null: every event of its types
@@ -37,6 +39,9 @@ export interface EventRow {
 }
 
 export type { DeliveryStatus, RecoverJobStatus };
+
+/** What a delivery's `data` holds: the record as the API shows it ('full', default) or its ids and API link. */
+export type WebhookPayload = 'full' | 'minimal';
 
 /** Per-record order (delivery/order.ts): 'none' (default) or 'record'. */
 export type WebhookOrdering = 'none' | 'record';

@@ -65,8 +65,12 @@ export interface AttemptView {
   attempt: number;
   started_at: string;
   duration_ms: number;
-  request: { url: string; headers: Record<string, string>; body: string };
-  response: { status: number; headers: Record<string, string>; body: string } | null;
+  /**
+   * `pruned`: why the body is empty, e.g. "Payload no longer kept (older than 7 days)." (the payload or response
+   * retention blanked it; the response's headers go with its body); null while it is kept.
+   */
+  request: { url: string; headers: Record<string, string>; body: string; pruned: string | null };
+  response: { status: number; headers: Record<string, string>; body: string; pruned: string | null } | null;
   error: string | null;
   success: boolean;
   /**

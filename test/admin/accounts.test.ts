@@ -131,7 +131,8 @@ describe.each(DIALECTS)('admin accounts (%s)', (dialect) => {
       const res = await app.inject({ method: 'GET', url: '/admin/api/settings', headers: { cookie: s.cookie } });
       expect(res.json())
         .toEqual({ alert_email: ADMIN_EMAIL, alert_email_source: 'first_admin',
-        log_retention_days: wp.config.logRetentionDays, smtp_configured: false,
+        log_retention_days: wp.config.logRetentionDays, audit_retention_days: wp.config.auditRetentionDays,
+        payload_retention_days: null, response_retention_days: null, smtp_configured: false,
         private_targets: { allowed: true, source: 'environment' } }); // the tests' WAYPOST_ALLOW_PRIVATE_TARGETS
     });
 

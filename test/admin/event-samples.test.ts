@@ -41,6 +41,21 @@ describe('event samples in the admin API', () => {
     expect(due.data.is_due_payment).toBe(true);
   });
 
+  it('answers the minimal payload a webhook set to it gets: ids and the API link, no personal field', async () => {
+    const full = (await app.inject({ url: '/admin/api/events/booking.updated/sample', headers: auth })).json();
+    const res = await app.inject({ url: '/admin/api/events/booking.updated/sample?payload=minimal', headers: auth });
+    expect(res.statusCode).toBe(200);
+    const minimal = res.json();
+    expect(minimal).toMatchObject({ type: 'booking.updated', data: { resource: 'bookings', id: full.data.id,
+      customer_id: full.data.customer.id, payment_ids: full.data.payment_ids,
+      url: `${wp.config.baseUrl}${apiRoot(wp.config)}/bookings/${full.data.id}` } });
+    expect(minimal.changed).toEqual(Object.keys(full.previous_attributes));
+    expect(JSON.stringify(minimal)).not.toContain(full.data.customer.email);
+    const bad = await app.inject({ url: '/admin/api/events/booking.updated/sample?payload=tiny', headers: auth });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().parameter).toBe('payload');
+  });
+
   it('answers 404 for an unknown event type and 401 without the admin token', async () => {
     const unknown = await app.inject({ url: '/admin/api/events/booking.deleted/sample', headers: auth });
     expect(unknown.statusCode).toBe(404);

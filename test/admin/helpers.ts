@@ -36,9 +36,9 @@ export async function withAdmin(wp: Waypost, email = ADMIN_EMAIL, password = ADM
 }
 
 /** What each admin test starts from: a Waypost on `clock` and its HTTP app, with the first admin when asked. */
-export async function openAdminApp(dialect: TestDialect, clock: Clock, options: { withAdmin?: boolean } = {}): Promise<{
-  wp: Waypost; app: FastifyInstance }> {
-  const wp = await testWaypost({ dialect, clock });
+export async function openAdminApp(dialect: TestDialect, clock: Clock,
+  options: { withAdmin?: boolean; env?: Record<string, string> } = {}): Promise<{ wp: Waypost; app: FastifyInstance }> {
+  const wp = await testWaypost({ dialect, clock, env: options.env });
   if (options.withAdmin) await withAdmin(wp);
   return { wp, app: await wp.app() };
 }

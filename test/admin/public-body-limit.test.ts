@@ -23,14 +23,12 @@ describe.each(DIALECTS)('body limit of the public admin routes (%s)', (dialect) 
 
     it('refuses a 200 KB password with 413 without counting it as a failed attempt', async () => {
       for (let i = 0; i <= LOGIN_MAX_FAILURES_PER_EMAIL; i++) {
-        const started = performance.now();
         const res = await app.inject({ method: 'POST', url: '/admin/api/session',
           payload: { email: ADMIN_EMAIL, password: HUGE_PASSWORD } });
         expect(res.statusCode).toBe(413);
         expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
         expect(res.json()).toMatchObject({ status: 413, code: 'payload_too_large' });
         expect(res.headers['set-cookie']).toBeUndefined();
-        expect(performance.now() - started).toBeLessThan(1_000);
       }
       // Six refusals would have locked the account (five failures per e-mail) had the password been checked.
       const ok = await app.inject({ method: 'POST', url: '/admin/api/session',

@@ -12,6 +12,8 @@ export interface AdminHttp {
   action(action: string, fields?: Record<string, string>): Promise<string>;
   /** The settings page's HTML. */
   settings(): Promise<string>;
+  /** POSTs to admin-ajax.php as wp-admin's scripts do; the decoded JSON answer. */
+  ajax(fields: Record<string, string>): Promise<any>;
 }
 
 /** Logs in as the site's first administrator (cookies signed with the site's salts, a real session token). */
@@ -38,6 +40,18 @@ export async function adminHttp(site: WordPress): Promise<AdminHttp> {
   return {
     get,
     settings,
+    async ajax(fields) {
+      const res = await fetch(`${site.url}/wp-admin/admin-ajax.php`, {
+        method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+      });
+      const text = await res.text();
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new Error(`admin-ajax answered ${res.status}: ${text.slice(0, 300)}`);
+      }
+    },
     async action(action, fields = {}) {
       const html = await settings();
       const nonce = new RegExp(`value="${action}">\\s*<input[^>]*name="_waypost_nonce" value="([0-9a-f]+)"`).exec(html);

@@ -66,8 +66,25 @@ describe('waypost settings', { timeout: 180_000 }, () => {
     expect(runs.map((r) => r.stderr)).toEqual([
       ...Array(3).fill('waypost: Log retention must be a whole number of days from 1 to 3650.\n'),
       'waypost: Enter a valid e-mail address, like ops@example.com, or leave it empty to use the default.\n',
-      'waypost: give --alert-email, --log-retention-days and/or --allow-private-targets\n',
+      'waypost: give --alert-email, --log-retention-days, --payload-retention-days, --response-retention-days, '
+        + '--audit-retention-days and/or --allow-private-targets\n',
     ]);
     expect(await consoleSettings()).toEqual(before);
+  });
+
+  it('keeps payloads and responses for their own days within the log\'s; "" keeps them with the delivery', async () => {
+    const set = await runCli(['settings', 'set', '--payload-retention-days', '7', '--response-retention-days', '3'],
+      env);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(/^payloads kept: +7 days$/m);
+    expect(set.stdout).toMatch(/^responses kept: +3 days$/m);
+    expect(await consoleSettings()).toMatchObject({ payload_retention_days: 7, response_retention_days: 3 });
+
+    const longer = await runCli(['settings', 'set', '--payload-retention-days', '15'], env); // the log keeps 14
+    expect([longer.code, longer.stderr]).toEqual([1, 'waypost: Payload retention must be a whole number of days from '
+      + '1 to the log retention (14), or empty to keep it as long as the delivery.\n']);
+    const cleared = await runCli(['settings', 'set', '--payload-retention-days', ''], env);
+    expect(cleared.stdout).toMatch(/^payloads kept: +as long as the delivery$/m);
+    expect(await consoleSettings()).toMatchObject({ payload_retention_days: null, response_retention_days: 3 });
   });
 });

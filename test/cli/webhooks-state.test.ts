@@ -36,8 +36,8 @@ describe('webhook state in the CLI', { timeout: 240_000 }, () => {
     expect(stateIn((await cli('webhooks', 'list')).stdout, 'Paused')).toBe('disabled');
     const unchanged = await cli('webhooks', 'update', paused.id);
     expect([unchanged.code, unchanged.stderr])
-      .toEqual([1, 'waypost: give --name, --url, --events, --max-per-second, --filter and/or --ordering (enable and '
-        + 'disable are commands)\n']);
+      .toEqual([1, 'waypost: give --name, --url, --events, --max-per-second, --filter, --ordering and/or --payload '
+        + '(enable and disable are commands)\n']);
   });
 
   it('says who disabled a webhook: an admin, or Waypost with its reason', async () => {

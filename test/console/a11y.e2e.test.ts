@@ -92,6 +92,7 @@ describe.runIf(await hasChromium())('the console with a keyboard and a screen re
       ['API Keys', 'API keys · Waypost', 'H2 API keys'],
       ['Logs', 'Webhook deliveries · Logs · Waypost', 'H2 Logs'],
       ['Events', 'Events · Waypost', 'H2 Events'],
+      ['Audit log', 'Audit log · Waypost', 'H2 Audit log'],
       ['Alerts & retention', 'Alerts & retention · Waypost', 'H1 Alerts & retention'],
       ['Account', 'Account · Waypost', 'H1 Account'],
       ['Webhooks & API', 'Webhooks · Waypost', 'H2 Webhooks'],

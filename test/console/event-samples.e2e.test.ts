@@ -50,5 +50,14 @@ describe.runIf(await hasChromium())('event samples in the webhook form, in Chrom
     expect(await page.getByLabel('Booking Due Payment Completed').isChecked()).toBe(false);
     await page.getByLabel('Booking Due Payment Completed').check();
     expect(await page.getByLabel('Booking Due Payment Completed').isChecked()).toBe(true);
+
+    // With "Minimal" chosen, the sample is the minimal body that webhook would get.
+    await page.getByTestId('payload-minimal').check();
+    await button.click();
+    const minimal = page.getByRole('dialog', { name: 'Booking Due Payment Completed: sample minimal payload' });
+    const text = (await minimal.getByLabel('booking.due.payment.completed sample payload').textContent())!;
+    expect(JSON.parse(text)).toMatchObject({ data: { resource: 'payments', booking_id: sample.data.booking_id } });
+    expect(text).not.toContain('"amount"');
+    await page.keyboard.press('Escape');
   });
 });

@@ -15,6 +15,7 @@ import { createWebhook, deleteWebhook, listWebhooks } from '../../src/webhooks/m
 import { createApiKey } from '../../src/api/keys.js';
 import { buildConsole, launchChromium } from './browser.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { seedAudit } from './states.js';
 
 const SHOTS = process.env.LAYOUT_SHOTS ?? join(tmpdir(), 'waypost-layout');
 // LAYOUT_WIDTHS=1100,1440 checks other widths too.
@@ -180,6 +181,7 @@ describe.runIf(await hasChromium())('the console for a new user, from 360 to 128
     ids.failedDelivery = hooks.find((w) => w.id === ids.erp)!.last_delivery!.id;
     ids.goneDelivery = hooks.find((w) => w.id === gone.id)!.last_delivery!.id;
     await deleteWebhook(wp.core, gone.id);
+    await seedAudit(wp, ids.erp);
 
     await page.goto(`${base}/admin/#/webhooks`);
     const erpRow = page.locator('tr[data-webhook="Legacy ERP"]');
@@ -199,6 +201,7 @@ describe.runIf(await hasChromium())('the console for a new user, from 360 to 128
       'logs-usage': '#/logs?view=usage',
       events: '#/events',
       'event-panel': `#/events?event=${event.id}`,
+      audit: '#/audit',
       keys: '#/keys',
       settings: '#/settings',
       account: '#/account',
@@ -210,6 +213,7 @@ describe.runIf(await hasChromium())('the console for a new user, from 360 to 128
       const drawer = page.getByRole('dialog', { name: 'Delivery details' });
       if (name === 'logs-drawer') await drawer.getByTestId('attempt').first().waitFor();
       if (name === 'events') await page.locator('tr[data-event]').first().waitFor();
+      if (name === 'audit') await page.locator('tr[data-audit]').first().waitFor();
       if (name === 'event-panel') {
         await page.getByRole('dialog', { name: 'Event details' }).getByTestId('outcome').first().waitFor();
       }

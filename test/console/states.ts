@@ -6,6 +6,7 @@ import type { Waypost } from '../../src/sdk.js';
 import { completeSetup, issueSetupToken, setupLink, setupRequired } from '../../src/admin/setup.js';
 import { createApiKey } from '../../src/api/keys.js';
 import { createWebhook, listWebhooks } from '../../src/webhooks/manage.js';
+import { cliActor, recordAudit } from '../../src/audit/record.js';
 import { HOST_AUTH, testWaypost } from '../helpers/waypost.js';
 import { buildConsole, launchChromium } from './browser.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -49,7 +50,7 @@ export async function startConsoleEnv(): Promise<ConsoleEnv> {
   return { wp, base, browser, receiver, failing, ids: { crm: '', erp: '', failedDelivery: '' }, close };
 }
 
-/** Webhooks (one auto-disabled after failing), deliveries, an alert and two keys. */
+/** Webhooks (one auto-disabled after failing), deliveries, an alert, two keys and audit entries. */
 export async function seedConsole(env: ConsoleEnv): Promise<void> {
   const { wp, receiver, failing, ids } = env;
   const events = ['booking.created', 'booking.updated', 'customer.created', 'enquiry.created'];
@@ -58,6 +59,7 @@ export async function seedConsole(env: ConsoleEnv): Promise<void> {
   const permissions = ['bookings.list', 'bookings.read'];
   await createApiKey(wp.core, { label: 'Analytics export', permissions, rateLimit: 120 });
   await createApiKey(wp.core, { label: 'Partner portal', permissions: ['trips.list'] });
+  await seedAudit(wp, ids.crm);
   await wp.put('enquiries', 501, { full_name: 'Ada Lovelace', email: 'ada@example.com', message: 'Open in May?' });
   const erp = async () => (await listWebhooks(wp.core)).find((w) => w.id === ids.erp);
   await until(async () => !!(await erp())?.disabled_reason, 'the failing webhook to be auto-disabled');
@@ -206,6 +208,13 @@ export async function walkStates(env: ConsoleEnv, page: Page, visit: (state: str
   await show('dialog-send-event');
   await escape();
 
+  await app('#/audit');
+  await page.locator('tr[data-audit]').first().waitFor();
+  await show('audit');
+  await app('#/audit?action=person.erased');
+  await page.getByText('No entries match these filters').first().waitFor();
+  await show('audit-no-match');
+
   await app('#/settings');
   await page.getByRole('button', { name: 'Save settings' }).waitFor();
   await show('settings');
@@ -240,4 +249,16 @@ export async function walkStates(env: ConsoleEnv, page: Page, visit: (state: str
   await app('#/setup?token=spent');
   await page.getByText('Waypost already has an admin.').first().waitFor();
   await show('setup-done');
+}
+
+/** Audit entries from each door, with the longest parts the Audit log tab shows (an e-mail, fields changed). */
+export async function seedAudit(wp: Waypost, webhookId: string): Promise<void> {
+  const admin = { type: 'admin' as const, ip: '2001:db8:85a3::8a2e:370:7334',
+    name: 'adm_01a2b3c4d5e6f7a8b9c0d1e2f3a4 operations.team@travel-agency.example.com' };
+  await recordAudit(wp.core, admin, { action: 'webhook.updated', targetType: 'webhook', targetId: webhookId,
+    details: { fields: ['name', 'url', 'events', 'max_per_second', 'filter', 'ordering'] } });
+  await recordAudit(wp.core, { ...admin, type: 'wordpress' }, { action: 'settings.changed', targetType: 'settings',
+    targetId: null, details: { fields: ['alert_email', 'log_retention_days', 'audit_retention_days'] } });
+  await recordAudit(wp.core, cliActor(), { action: 'webhook.secret_rotated', targetType: 'webhook',
+    targetId: webhookId, details: { grace_s: 86400 } });
 }

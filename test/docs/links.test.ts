@@ -88,6 +88,7 @@ const RUN_AS_WRITTEN = [
   'keys create --label "Partner site" --permissions bookings.list,bookings.read,trips.list --json',
   'deliveries list',
   'alerts list',
+  'audit list --action key.deleted',
   'admin create --email ci@example.com --password \'long-enough-secret\'',
   'admin token',
   'admin token --rotate',

@@ -2,8 +2,9 @@
 // primary key, events_type_id, events_record_id, or one bounded walk per type merged), and one event's outcomes read
 // its deliveries through deliveries_event. Plans checked on both databases, sorts and scans priced out on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { DIALECTS } from '../helpers/db.js';
+import { pgPlanText, sqlitePlan } from '../helpers/plans.js';
 import { testWaypost } from '../helpers/waypost.js';
 import type { Waypost } from '../../src/sdk.js';
 import { deliveriesOfEvent, listFilter } from '../../src/feed/admin.js';
@@ -42,15 +43,7 @@ describe.each(DIALECTS)('events view query plans on %s', (dialect) => {
   afterAll(async () => wp?.close());
 
   async function plan(query: { sql: string; parameters: readonly unknown[] }): Promise<string> {
-    if (dialect === 'sqlite') {
-      return (wp.core.store.sqlite!.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.parameters as unknown[]) as
-        Array<{ detail: string }>).map((r) => r.detail).join('\n');
-    }
-    return wp.core.db.transaction().execute(async (trx) => {
-      for (const off of ['seqscan', 'sort', 'bitmapscan']) await sql.raw(`SET LOCAL enable_${off} = off`).execute(trx);
-      const { rows } = await trx.executeQuery(CompiledQuery.raw(`EXPLAIN ${query.sql}`, [...query.parameters]));
-      return (rows as Array<{ 'QUERY PLAN': string }>).map((r) => r['QUERY PLAN']).join('\n');
-    });
+    return dialect === 'sqlite' ? sqlitePlan(wp, query).join('\n') : pgPlanText(wp, query);
   }
 
   for (const [name, query, index] of LISTS) {

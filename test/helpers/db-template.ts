@@ -5,7 +5,7 @@
 // schema recreated from the template's pg_dump (DDL, functions, triggers and the migrator's bookkeeping rows). Suites
 // that test migrating itself still start from an empty database (freshDatabaseUrl).
 import { execFile } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { openStore } from '../../src/store/db.js';
@@ -32,8 +32,20 @@ async function makeSqliteTemplate(): Promise<string> {
   return url.slice('sqlite:'.length);
 }
 
-/** The template schema's dump with its name replaced by MARK; null where pg_dump cannot be run (then: migrate). */
-async function makePgTemplate(): Promise<string | null> {
+/**
+ * The template schema's dump with its name replaced by MARK; null where pg_dump cannot be run (then: migrate). Made
+ * once per run by global-setup.ts and read from its file (WAYPOST_TEST_PG_TEMPLATE), else once per test process.
+ */
+async function pgTemplateDump(): Promise<string | null> {
+  const file = process.env.WAYPOST_TEST_PG_TEMPLATE;
+  return file ? readFileSync(file, 'utf8') : makePgTemplate();
+}
+
+/**
+ * Migrates a new schema and dumps it. pg_dump reads the whole database's catalog, which grows with every schema the
+ * run's tests make (their schemas are dropped when the run ends), so it is run once, when the run starts.
+ */
+export async function makePgTemplate(): Promise<string | null> {
   const url = await freshDatabaseUrl('postgres');
   await migrated(url);
   const schema = schemaOf(url);
@@ -57,7 +69,7 @@ export async function migratedDatabaseUrl(dialect: TestDialect): Promise<string>
     copyFileSync(template, url.slice('sqlite:'.length));
     return url;
   }
-  const dump = await (pgTemplate ??= makePgTemplate());
+  const dump = await (pgTemplate ??= pgTemplateDump());
   if (dump === null) return freshDatabaseUrl('postgres'); // Waypost migrates it when it opens
   const schema = newSchemaName();
   const client = new pg.Client({ connectionString: PG_URL });

@@ -149,8 +149,9 @@ describe('layout', () => {
   it('lets the store import capabilities only for the table types of src/store/tables.ts', () => {
     const fromStore = folderImports().filter((e) => e.from === 'store');
     expect(fromStore.filter((e) => !storeException(e)).map((e) => `${e.file}: ${e.line}`)).toEqual([]);
-    // The exception is what it says: type-only imports of the four capabilities' tables.
-    expect(fromStore.map((e) => e.to).sort()).toEqual(['admin', 'alerts', 'api', 'feed', 'webhooks']);
+    // The exception is what it says: type-only imports of the capabilities' tables.
+    expect(fromStore.map((e) => e.to).sort())
+      .toEqual(['admin', 'alerts', 'api', 'audit', 'feed', 'privacy', 'webhooks']);
   });
 
   it('keeps src/http/ and src/alerts/ leaves, and admin above the capabilities it configures', () => {

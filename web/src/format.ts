@@ -42,3 +42,12 @@ const SINGULAR: Record<string, string> = {
 /** "bookings", 1042 → "booking 1042": which record an event concerns. */
 export const recordLabel = (resource: string | null, id: number | null) =>
   resource && id !== null ? `${SINGULAR[resource] ?? resource} ${id}` : null;
+
+/** datetime-local value (local time) ⇄ ISO 8601 UTC for the API: the time filters of the Logs and Audit log tabs. */
+export const toIso = (local: string) => (local ? new Date(local).toISOString() : '');
+export const toLocal = (iso: string | null) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};

@@ -7,6 +7,8 @@ export type {
   LogWebhook, MissedWhileDisabled, Page, RecoverJobView as RecoverJob, UsageCounts,
   ChartRange, DeliveryPoint, KeyUsageSeries, UsagePoint, WebhookHealth, WebhookStatsView,
   EventDeliveryRef, EventDetail, EventListItem, EventListPage, EventOutcomeKind, EventWebhookOutcome,
+  ErasureCounts, ErasurePreview, ErasureStep, ErasureView, ReceivedBy,
+  AuditAction, AuditEntryView as AuditEntry, AuditPage,
 } from '../../src/admin/console-types.js';
 
 export interface EventTypeInfo {
@@ -36,6 +38,8 @@ export interface Webhook {
   filter_preview: { matched: number; total: number; checked_at: string } | null;
   /** 'record': one record's events are delivered in commit order (docs/webhooks.md). */
   ordering: 'none' | 'record';
+  /** 'minimal': `data` holds the record's ids and API link, no personal fields (docs/webhooks.md). */
+  payload: 'full' | 'minimal';
 }
 
 export interface TestResult {
@@ -68,6 +72,10 @@ export interface Settings {
   alert_email: string | null;
   alert_email_source: 'setting' | 'config' | 'first_admin' | 'none';
   log_retention_days: number;
+  /** Days attempts keep the payload sent / the receiver's answer; null: as long as the delivery. */
+  payload_retention_days: number | null;
+  response_retention_days: number | null;
+  audit_retention_days: number;
   smtp_configured: boolean;
   /** Whether webhooks may target private addresses (local development); changed on the server only. */
   private_targets: { allowed: boolean; source: 'environment' | 'setting' | 'off' };

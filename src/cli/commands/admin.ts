@@ -3,6 +3,7 @@
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { createAdmin, listAdmins, PASSWORD_MIN_LENGTH, setPassword } from '../../admin/accounts.js';
+import { cliActor, recordAudit } from '../../audit/record.js';
 import { notFound } from '../../errors.js';
 import { ensureAdminToken, rotateAdminToken } from '../../admin/token.js';
 import type { Cli, CliIo } from '../context.js';
@@ -73,7 +74,13 @@ export function registerAdmin(program: Command, cli: Cli): void {
     .action(async (opts: { email: string; password?: string; json?: boolean }) => {
       const password = await passwordFrom(cli.io, opts.password);
       await cli.withWaypost(async (wp) => {
-        const created = await createAdmin(wp.core, opts.email, password);
+        // The account and its audit entry commit together.
+        const created = await wp.core.db.transaction().execute(async (trx) => {
+          const account = await createAdmin(wp.core, opts.email, password, trx);
+          await recordAudit(wp.core, cliActor(), { action: 'admin.created', targetType: 'admin', targetId: account.id },
+            trx);
+          return account;
+        });
         cli.output(opts.json, created, () => `Created admin ${created.email}. Sign in at ${wp.config.baseUrl}/admin/`);
       });
     });
@@ -101,7 +108,9 @@ export function registerAdmin(program: Command, cli: Cli): void {
     .action(async (opts: { email: string; password?: string; json?: boolean }) => {
       const password = await passwordFrom(cli.io, opts.password);
       await cli.withWaypost(async (wp) => {
-        if (!(await setPassword(wp.core, opts.email, password))) throw notFound(`The admin ${opts.email}`);
+        if (!(await setPassword(wp.core, opts.email, password, cliActor()))) {
+          throw notFound(`The admin ${opts.email}`);
+        }
         const email = opts.email.trim().toLowerCase();
         cli.output(opts.json, { email, password_changed: true, sessions_ended: true },
           () => `Password changed for ${email}; their sessions were ended.`);
@@ -114,7 +123,7 @@ export function registerAdmin(program: Command, cli: Cli): void {
     .option('--json', 'machine-readable output: {token, status}, token null when it cannot be shown')
     .action(async (opts: { rotate?: boolean; json?: boolean }) => {
       await cli.withWaypost(async (wp) => {
-        const token = opts.rotate ? await rotateAdminToken(wp.core) : await ensureAdminToken(wp.core);
+        const token = opts.rotate ? await rotateAdminToken(wp.core, cliActor()) : await ensureAdminToken(wp.core);
         const status = opts.rotate ? 'rotated' : token ? 'created' : 'exists';
         printToken(cli, opts.json, token, status, 'admin token', 'waypost admin token --rotate');
       });

@@ -12,7 +12,7 @@ export function registerAlerts(program: Command, cli: Cli): void {
     .option('--page <n>', 'which page', wholeNumber(1_000_000), 1)
     .option('--json', 'machine-readable output')
     .action(async (opts: { limit: number; page: number; json?: boolean }) => {
-      const { listAlerts } = await import('../../webhooks/delivery-log.js'); // loaded to run, not for --help
+      const { listAlerts } = await import('../../webhooks/alerts-log.js'); // loaded to run, not for --help
       await cli.withWaypost(async (wp) => {
         const page = await listAlerts(wp.core, { perpage: opts.limit, page: opts.page });
         cli.output(opts.json, page, () => table(

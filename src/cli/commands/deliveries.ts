@@ -8,6 +8,7 @@ import { RECOVERABLE } from '../../webhooks/recover/input.js';
 import { progress, type Progress } from '../progress.js';
 import { EVENT_TYPE_NAMES } from '../../webhooks/catalog.js';
 import { RESOURCES } from '../../records/schemas.js';
+import { cliActor } from '../../audit/record.js';
 import type { Cli } from '../context.js';
 import { fields, table, wholeNumber } from '../table.js';
 
@@ -58,7 +59,8 @@ function attemptLine(a: DeliveryDetail['attempts'][number]): string {
   const outcome = [status, a.error, a.signal ? `(${a.signal})` : null].filter(Boolean).join(' ');
   const result = a.success ? 'success' : 'failed';
   const head = `#${a.attempt} ${a.started_at} ${a.duration_ms} ms ${result}${outcome ? `: ${outcome}` : ''}`;
-  return `\n${head}${a.response?.body ? `\n${a.response.body}` : ''}`;
+  const body = a.response?.pruned ?? a.response?.body;
+  return `\n${head}${body ? `\n${body}` : ''}`;
 }
 
 export function registerDeliveries(program: Command, cli: Cli): void {
@@ -132,7 +134,7 @@ export function registerDeliveries(program: Command, cli: Cli): void {
     .action(async (id: string, opts: { json?: boolean }) => {
       const { redeliver } = await deliveryLog();
       await cli.withWaypost(async (wp) => {
-        const d = await redeliver(wp.core, id);
+        const d = await redeliver(wp.core, id, cliActor());
         cli.output(opts.json, d, () => `Queued ${d.id}: a redelivery of ${id} (${d.event_type}) `
           + `to ${d.webhook_name ?? d.webhook_id}. A running worker sends it now.`);
       });
@@ -156,14 +158,24 @@ export function registerDeliveries(program: Command, cli: Cli): void {
         const { stderr } = cli.io;
         const counting = stderr.isTTY ? (text: string) => stderr.write(`\r\x1b[2K${text}`) : null;
         const input = { since: opts.since, statuses, missed: opts.missed };
+        // Recorded as the job starts (as the admin API does), whether or not it then runs to its end.
+        let recorded: Promise<void> = Promise.resolve();
         const job = await recoverDeliveries(wp.core, opts.webhook, input, {
-          onStart: (j) => { id = j.id; counting?.(`Recovering ${id}: counting the deliveries…`); },
+          onStart: (j) => {
+            id = j.id;
+            recorded = cli.audit(wp.core, { action: 'webhook.recovered', targetType: 'webhook', targetId: j.webhook_id,
+              details: { job: j.id, since: j.since, missed: j.missed } });
+            counting?.(`Recovering ${id}: counting the deliveries…`);
+          },
           onTotal: (total) => {
             counting?.('');
             if (total > 0) bar = progress(`Recovering ${id}`, total, { unit: 'deliveries', stream: stderr });
           },
           onBatch: (n) => bar?.tick(n),
-        }).finally(() => { if (!bar) counting?.(''); });
+        }).finally(async () => {
+          if (!bar) counting?.('');
+          await recorded;
+        });
         (bar as Progress | null)?.done();
         const { queued, missed_queued: missed } = job;
         const redelivered = queued - missed;

@@ -1,6 +1,7 @@
 // `waypost host-token [--rotate]`: the bearer token the booking product sends to the Host API. Only its hash is
 // stored (src/host/token.ts), so it is printed once, when created or rotated; WAYPOST_HOST_TOKEN, when set, wins.
 import type { Command } from 'commander';
+import { cliActor } from '../../audit/record.js';
 import { ensureHostToken, rotateHostToken } from '../../host/token.js';
 import type { Cli } from '../context.js';
 
@@ -33,8 +34,10 @@ export function registerHostToken(program: Command, cli: Cli): void {
     .action(async (opts: { rotate?: boolean; json?: boolean }) => {
       await cli.withWaypost(async (wp) => {
         const rotate = 'waypost host-token --rotate';
-        if (opts.rotate) return printToken(cli, opts.json, await rotateHostToken(wp.core), 'rotated', 'host token',
-          rotate);
+        if (opts.rotate) {
+          const token = await rotateHostToken(wp.core, cliActor());
+          return printToken(cli, opts.json, token, 'rotated', 'host token', rotate);
+        }
         const host = await ensureHostToken(wp.core);
         const status = host.source === 'stored' ? 'exists' : host.source;
         printToken(cli, opts.json, host.token, status, 'host token', rotate);

@@ -6,6 +6,7 @@ import { InvalidArgumentError } from 'commander';
 import {
   createApiKey, deleteApiKey, keyPrefix, listApiKeys, PERMISSIONS, setApiKeyActive, updateApiKey, type ApiKeyInfo,
 } from '../../api/keys.js';
+import { cliActor } from '../../audit/record.js';
 import { CliError } from '../fail.js';
 import type { Cli } from '../context.js';
 import { fields, table, wholeNumber } from '../table.js';
@@ -62,7 +63,8 @@ export function registerKeys(program: Command, cli: Cli): void {
     .action(async (opts: { label: string; permissions: string; rateLimit?: number; json?: boolean }) => {
       await cli.withWaypost(async (wp) => {
         const permissions = permissionList(opts.permissions);
-        const k = await createApiKey(wp.core, { label: opts.label, permissions, rateLimit: opts.rateLimit ?? null });
+        const k = await createApiKey(wp.core, { label: opts.label, permissions, rateLimit: opts.rateLimit ?? null },
+          cliActor());
         const shown = {
           id: k.id, key: k.key, secret: k.secret, permissions: k.permissions, label: k.label, rate_limit: k.rate_limit,
         };
@@ -104,7 +106,7 @@ export function registerKeys(program: Command, cli: Cli): void {
           label: opts.label,
           permissions: opts.permissions === undefined ? undefined : permissionList(opts.permissions),
           rateLimit: opts.rateLimit === 'default' ? null : opts.rateLimit,
-        });
+        }, cliActor());
         cli.output(opts.json, shown(k),
           () => `Updated API key ${k.id}; the next request with it sees the change.\n${describe(k, wp.config)}`);
       });
@@ -116,7 +118,7 @@ export function registerKeys(program: Command, cli: Cli): void {
       .option('--json', 'machine-readable output')
       .action(async (id: string, opts: { json?: boolean }) => {
         await cli.withWaypost(async (wp) => {
-          const k = await setApiKeyActive(wp.core, id, active);
+          const k = await setApiKeyActive(wp.core, id, active, cliActor());
           const now = k.active ? 'active' : 'disabled';
           cli.output(opts.json, shown(k), () => `API key ${k.id} (${k.label}) is now ${now}.`);
         });
@@ -128,7 +130,7 @@ export function registerKeys(program: Command, cli: Cli): void {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
       await cli.withWaypost(async (wp) => {
-        await deleteApiKey(wp.core, id);
+        await deleteApiKey(wp.core, id, cliActor());
         cli.output(opts.json, { deleted: id }, () => `Deleted API key ${id}.`);
       });
     });

@@ -1,10 +1,11 @@
 // `waypost webhooks create|list|show|update|enable|disable|delete|test|secret|rotate-secret|preview-filter|events`:
 // the same service functions as the console and its admin JSON API (src/webhooks/manage.ts).
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import {
   createWebhook, deleteWebhook, DISABLED_BY_ADMIN, disableWebhookByAdmin, getWebhook, listWebhooks,
-  MAX_PER_SECOND_LIMIT, regenerateSecret, revealSecret, updateWebhook, type WebhookView,
+  regenerateSecret, revealSecret, updateWebhook, type WebhookView,
 } from '../../webhooks/manage.js';
+import { cliActor } from '../../audit/record.js';
 import { parseGrace, rotateSecret } from '../../webhooks/rotation.js';
 import type { MissedWhileDisabled } from '../../webhooks/recover/enable.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../webhooks/catalog.js';
@@ -12,29 +13,10 @@ import type { Cli } from '../context.js';
 import { CliError } from '../fail.js';
 import { fields, table } from '../table.js';
 import { FILTER_HELP, filterFields, filterInput, filterOption, registerPreviewFilter } from './webhook-filters.js';
+import {
+  eventList, MAX_PER_SECOND_HELP, maxPerSecond, ordering, ORDERING_HELP, payload, PAYLOAD_HELP, perSecondInput,
+} from './webhook-options.js';
 
-const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
-/** `--events all` subscribes to every event type, like the console's "All events" box. */
-const eventList = (value: string) => (value.trim() === 'all' ? [...EVENT_TYPE_NAMES] : list(value));
-/** `--max-per-second N`; `0` or `none` is no limit ('none': commander would store a parser's null as ''). */
-const maxPerSecond = (value: string): number | 'none' => {
-  const v = value.trim().toLowerCase();
-  if (v === 'none' || v === '0') return 'none';
-  if (!/^[1-9]\d{0,3}$/.test(v) || Number(v) > MAX_PER_SECOND_LIMIT) {
-    throw new InvalidArgumentError(`Give a whole number of deliveries per second, 1 to ${MAX_PER_SECOND_LIMIT}, `
-      + 'or 0 / none for no limit.');
-  }
-  return Number(v);
-};
-const perSecondInput = (v: number | 'none' | undefined) => (v === 'none' ? null : v);
-const MAX_PER_SECOND_HELP = 'at most N deliveries a second to it, across all workers (1-1000)';
-const ORDERING_HELP = '"record": a record\'s events one after another, in commit order; "none": no order';
-/** `--ordering none|record` (checked by updateWebhook too: its 400 names the field). */
-const ordering = (value: string): string => {
-  const v = value.trim().toLowerCase();
-  if (v !== 'none' && v !== 'record') throw new InvalidArgumentError('Give "none" or "record".');
-  return v;
-};
 /** "at most 20/s", or "none". */
 const limit = (w: WebhookView) => (w.max_per_second === null ? 'none' : `at most ${w.max_per_second}/s`);
 
@@ -84,6 +66,7 @@ function describe(w: WebhookView & { secret?: string }): string {
     ['throttle', limit(w)],
     ...filterFields(w),
     ['ordering', w.ordering === 'record' ? 'record (one record\'s events in commit order)' : 'none'],
+    ['payload', w.payload === 'minimal' ? 'minimal (record ids and API link, no personal fields)' : 'full'],
     ...(w.previous_secret_expires_at
       ? [['previous secret', `also signs until ${w.previous_secret_expires_at}`] as [string, string]] : []),
     ...(w.secret ? [['secret', w.secret] as [string, string]] : []),
@@ -98,11 +81,13 @@ interface CreateOptions {
   name: string; url: string; events: string; inactive?: boolean; maxPerSecond?: number | 'none'; json?: boolean;
   filter?: unknown;
   ordering?: string;
+  payload?: string;
 }
 
 interface UpdateOptions {
   name?: string; url?: string; events?: string; maxPerSecond?: number | 'none'; json?: boolean; filter?: unknown;
   ordering?: string;
+  payload?: string;
 }
 
 export function registerWebhooks(program: Command, cli: Cli): void {
@@ -119,14 +104,16 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .option('--max-per-second <n>', `${MAX_PER_SECOND_HELP}; default: no limit`, maxPerSecond)
     .option('--filter <json>', `${FILTER_HELP}; default: every event of its types`, filterOption)
     .option('--ordering <mode>', `${ORDERING_HELP} (default)`, ordering)
+    .option('--payload <kind>', `${PAYLOAD_HELP} (default)`, payload)
     .option('--json', 'machine-readable output')
     .action(async (opts: CreateOptions) => {
       await cli.withWaypost(async (wp) => {
         const input = {
           name: opts.name, url: opts.url, events: eventList(opts.events), active: !opts.inactive,
           max_per_second: perSecondInput(opts.maxPerSecond), filter: filterInput(opts.filter), ordering: opts.ordering,
+          payload: opts.payload,
         };
-        const created = await createWebhook(wp.core, input);
+        const created = await createWebhook(wp.core, input, cliActor());
         cli.output(opts.json, created, () => `${describe(created)}\n\nKeep the secret: receivers verify `
           + `X-${wp.config.serviceName}-Signature with it (\`waypost webhooks secret ${created.id}\` shows it again).`);
       });
@@ -163,28 +150,30 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     });
 
   webhooks.command('update <id>')
-    .description('Change a webhook\'s name, URL, events, throttle, filter or ordering (its delivery history is kept)')
+    .description('Change a webhook\'s name, URL, events, throttle, filter, ordering or payload (its delivery history '
+      + 'is kept)')
     .option('--name <name>', 'new name')
     .option('--url <url>', 'new receiver URL')
     .option('--events <types>', 'new comma-separated event types (replace the current ones), or "all"')
     .option('--max-per-second <n>', `${MAX_PER_SECOND_HELP}, or 0 / "none" to remove the limit`, maxPerSecond)
     .option('--filter <json>', `${FILTER_HELP}, or "none" to remove it`, filterOption)
     .option('--ordering <mode>', ORDERING_HELP, ordering)
+    .option('--payload <kind>', PAYLOAD_HELP, payload)
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: UpdateOptions) => {
-      const given = [opts.name, opts.url, opts.events, opts.maxPerSecond, opts.filter, opts.ordering];
+      const given = [opts.name, opts.url, opts.events, opts.maxPerSecond, opts.filter, opts.ordering, opts.payload];
       if (given.every((o) => o === undefined)) {
-        const message = 'give --name, --url, --events, --max-per-second, --filter and/or --ordering (enable and '
-          + 'disable are commands)';
+        const message = 'give --name, --url, --events, --max-per-second, --filter, --ordering and/or --payload '
+          + '(enable and disable are commands)';
         throw new CliError('nothing_to_change', message);
       }
       await cli.withWaypost(async (wp) => {
         const events = opts.events === undefined ? undefined : eventList(opts.events);
         const input = {
           name: opts.name, url: opts.url, events, max_per_second: perSecondInput(opts.maxPerSecond),
-          filter: filterInput(opts.filter), ordering: opts.ordering,
+          filter: filterInput(opts.filter), ordering: opts.ordering, payload: opts.payload,
         };
-        const w = await updateWebhook(wp.core, id, input);
+        const w = await updateWebhook(wp.core, id, input, cliActor());
         cli.output(opts.json, w, () => describe(w));
       });
     });
@@ -196,7 +185,7 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .action(async (id: string, opts: { json?: boolean }) => {
       const { enableAndCountMissed } = await import('../../webhooks/recover/enable.js');
       await cli.withWaypost(async (wp) => {
-        const w = await enableAndCountMissed(wp.core, id);
+        const w = await enableAndCountMissed(wp.core, id, cliActor());
         cli.output(opts.json, w, () => [`Webhook ${w.id} (${w.name}) enabled.`, ...missedLines(w)].join('\n'));
       });
     });
@@ -206,7 +195,7 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
       await cli.withWaypost(async (wp) => {
-        const w = await disableWebhookByAdmin(wp.core, id);
+        const w = await disableWebhookByAdmin(wp.core, id, cliActor());
         cli.output(opts.json, w, () => `Webhook ${w.id} (${w.name}) disabled.`);
       });
     });
@@ -216,7 +205,7 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { json?: boolean }) => {
       await cli.withWaypost(async (wp) => {
-        await deleteWebhook(wp.core, id);
+        await deleteWebhook(wp.core, id, cliActor());
         cli.output(opts.json, { id, deleted: true }, () => `Webhook ${id} deleted.`);
       });
     });
@@ -230,6 +219,8 @@ export function registerWebhooks(program: Command, cli: Cli): void {
       const { sendTestEvent } = await import('../../webhooks/test-send.js');
       await cli.withWaypost(async (wp) => {
         const result = await sendTestEvent(wp.core, id, opts.event);
+        await cli.audit(wp.core, { action: 'webhook.tested', targetType: 'webhook', targetId: id,
+          details: { event_type: result.event_type } });
         cli.output(opts.json, result, () => [
           fields([
             ['result', result.success ? 'success' : 'failed'],
@@ -251,7 +242,11 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { rotate?: boolean; json?: boolean }) => {
       await cli.withWaypost(async (wp) => {
-        const { secret } = opts.rotate ? await regenerateSecret(wp.core, id) : await revealSecret(wp.core, id);
+        const { secret } = opts.rotate ? await regenerateSecret(wp.core, id, cliActor())
+          : await revealSecret(wp.core, id);
+        if (!opts.rotate) {
+          await cli.audit(wp.core, { action: 'webhook.secret_revealed', targetType: 'webhook', targetId: id });
+        }
         cli.output(opts.json, { id, secret }, () => secret);
       });
     });
@@ -263,7 +258,7 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .action(async (id: string, opts: { grace: string; json?: boolean }) => {
       const grace = parseGrace(opts.grace);
       await cli.withWaypost(async (wp) => {
-        const r = await rotateSecret(wp.core, id, grace);
+        const r = await rotateSecret(wp.core, id, grace, cliActor());
         cli.output(opts.json, { id, ...r }, () => fields([
           ['secret', r.secret],
           ['old secret', r.previous_secret_expires_at

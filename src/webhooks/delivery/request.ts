@@ -4,6 +4,7 @@ import type { DeliveryRow, EventRow, WebhookRow } from '../tables.js';
 import { previousSecret } from '../rotation.js';
 import { openSecret } from '../secrets.js';
 import { signatureHeader, signStandard } from '../sign.js';
+import { minimalEnvelope } from './minimal.js';
 
 /** A delivery ready to be sent: pending, its webhook and event present. */
 export interface Prepared {
@@ -21,6 +22,7 @@ export interface OutgoingRequest {
 
 /** The request for a prepared delivery (synchronous without a payload filter: the worker's usual case). */
 export function buildRequest(core: Core, p: Prepared): OutgoingRequest | Promise<OutgoingRequest> {
+  if (p.webhook.payload === 'minimal') return minimalRequest(core, p);
   if (!core.filters.webhookPayload) return signedRequest(core, p, plainBody(p));
   return filteredBody(core, p).then((body) => signedRequest(core, p, body));
 }
@@ -48,6 +50,15 @@ async function filteredBody(core: Core, p: Prepared): Promise<string> {
   };
   const context = { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id };
   return JSON.stringify(await core.filters.webhookPayload!(payload, context));
+}
+
+/** A minimal payload (delivery/minimal.ts), passed through filters.webhookPayload when there is one. */
+function minimalRequest(core: Core, p: Prepared): OutgoingRequest | Promise<OutgoingRequest> {
+  const payload = minimalEnvelope(core.config, p.event);
+  if (!core.filters.webhookPayload) return signedRequest(core, p, JSON.stringify(payload));
+  const context = { webhookId: p.webhook.id, eventType: p.event.type, deliveryId: p.delivery.id };
+  return Promise.resolve(core.filters.webhookPayload(payload, context))
+    .then((filtered) => signedRequest(core, p, JSON.stringify(filtered)));
 }
 
 interface HeaderNames {

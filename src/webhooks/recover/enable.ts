@@ -1,6 +1,7 @@
 // Re-enabling (admin API, CLI, console) says what happened while the webhook was off: how many events of its types,
 // passing its filter, it missed in the off period the enable closed (missed.ts). A recover since then sends them, with
 // the deliveries the disable cancelled. The count stops at MISSED_COUNT_CAP, so the answer stays quick.
+import type { Actor } from '../../audit/record.js';
 import type { Core } from '../../core.js';
 import { enableWebhook, type WebhookView } from '../manage.js';
 import { lastOffPeriod } from '../off-periods.js';
@@ -16,8 +17,8 @@ export interface EnabledWebhook extends WebhookView {
   missed_while_disabled: MissedWhileDisabled | null;
 }
 
-export async function enableAndCountMissed(core: Core, id: string): Promise<EnabledWebhook> {
-  const webhook = await enableWebhook(core, id);
+export async function enableAndCountMissed(core: Core, id: string, actor?: Actor): Promise<EnabledWebhook> {
+  const webhook = await enableWebhook(core, id, actor);
   const period = await lastOffPeriod(core.db, id);
   if (!period?.on_at) return { ...webhook, missed_while_disabled: null };
   const scope = await missedScope(core.db, id, period.off_at);

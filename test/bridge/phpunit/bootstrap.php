@@ -22,6 +22,37 @@ function get_option( $name, $default = false ) {
 	return array_key_exists( $name, $GLOBALS['waypost_test_options'] ) ? $GLOBALS['waypost_test_options'][ $name ] : $default;
 }
 
+/**
+ * WordPress' __(): the text as given (no translations loaded).
+ *
+ * @param string $text   Text.
+ * @param string $domain Text domain.
+ * @return string
+ */
+function __( $text, $domain = 'default' ) {
+	return $text;
+}
+
+/**
+ * WordPress' sanitize_key().
+ *
+ * @param string $key Key.
+ * @return string
+ */
+function sanitize_key( $key ) {
+	return preg_replace( '/[^a-z0-9_\-]/', '', strtolower( (string) $key ) );
+}
+
+/**
+ * WordPress' wp_json_encode().
+ *
+ * @param mixed $value Value.
+ * @return string|false
+ */
+function wp_json_encode( $value ) {
+	return json_encode( $value );
+}
+
 $waypost_bridge_includes = dirname( __DIR__, 3 ) . '/integrations/wordpress/waypost-bridge/includes';
 require_once $waypost_bridge_includes . '/class-record-values.php';
 require_once $waypost_bridge_includes . '/class-mapper.php';
@@ -31,6 +62,8 @@ require_once $waypost_bridge_includes . '/class-trip-mapper.php';
 require_once $waypost_bridge_includes . '/class-sender.php';
 require_once $waypost_bridge_includes . '/class-queue.php';
 require_once $waypost_bridge_includes . '/class-client.php';
+require_once $waypost_bridge_includes . '/class-privacy.php';
+require_once $waypost_bridge_includes . '/class-privacy-items.php';
 
 /**
  * Calls a private static method (the rules are private to their class; these tests pin them down).

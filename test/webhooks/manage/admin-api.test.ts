@@ -35,13 +35,13 @@ describe.each(DIALECTS)('webhooks admin API on %s', (dialect) => {
     expect(await wp.core.db.selectFrom('webhooks').selectAll().execute()).toHaveLength(0);
   });
 
-  it('lists the 9 event types with labels for the console', async () => {
+  it('lists the 10 event types with labels for the console', async () => {
     const res = await app.inject({ method: 'GET', url: '/admin/api/event-types', headers: auth });
     const types = res.json() as Array<{ type: string; label: string; description: string }>;
     expect(types.map((t) => t.type))
       .toEqual(['booking.created', 'booking.updated', 'booking.canceled', 'booking.completed',
-        'booking.payment.completed', 'booking.due.payment.completed', 'customer.created', 'enquiry.created',
-        'review.created']);
+        'booking.payment.completed', 'booking.due.payment.completed', 'customer.created', 'customer.erased',
+        'enquiry.created', 'review.created']);
     expect(types.find((t) => t.type === 'enquiry.created')?.label).toBe('Enquiry Created');
     expect(types.every((t) => t.description.length > 10)).toBe(true);
   });

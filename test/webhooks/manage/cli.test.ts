@@ -163,4 +163,22 @@ describe('webhooks, deliveries and alerts CLI', { timeout: 180_000 }, () => {
     expect(table.stdout).toMatch(/alt_cli .*critical\s+stored .*ops@example\.com\s+Webhook disabled after 5 failures/);
     expect((await json('alerts', 'list')).total).toBe(1);
   });
+
+  it('--payload minimal: shown by "webhooks show", and "webhooks test" sends the minimal sample', async () => {
+    const created = await json('webhooks', 'create', '--name', 'Lean', '--url', receiver.url, '--events',
+      'booking.created', '--payload', 'minimal');
+    expect(created.payload).toBe('minimal');
+    const shown = await waypost('webhooks', 'show', created.id);
+    expect(shown.stdout).toMatch(/^payload: +minimal \(record ids and API link, no personal fields\)$/m);
+    const bad = await waypost('webhooks', 'update', created.id, '--payload', 'tiny');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('error: option \'--payload <kind>\' argument \'tiny\' is invalid. Give "full" or '
+      + '"minimal".');
+
+    expect((await waypost('webhooks', 'test', created.id)).code).toBe(0);
+    const body = receiver.received.at(-1)!.body;
+    expect(JSON.parse(body).data).toMatchObject({ resource: 'bookings', id: 900001, customer_id: 900101 });
+    expect(body).not.toContain('ana.silva@example.com');
+    expect((await json('webhooks', 'update', created.id, '--payload', 'full')).payload).toBe('full');
+  });
 });

@@ -2,14 +2,12 @@
 // events (type, id) from the page's start that stops at the page size (no sort, no whole-table read), and the check
 // for deliveries already made looks each event up by deliveries (event_id). At 20,000 events, on both databases.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompiledQuery, sql, type Compilable } from 'kysely';
+import { sql, type Compilable } from 'kysely';
 import { DIALECTS } from '../../helpers/db.js';
+import { pgPlanNodes, sqlitePlan, type PlanNode } from '../../helpers/plans.js';
 import { testWaypost } from '../../helpers/waypost.js';
 import type { Waypost } from '../../../src/sdk.js';
 import { deliveredOf, eventsOfTypeBetween } from '../../../src/webhooks/recover/missed.js';
-
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] }
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
 describe.each(DIALECTS)('missed events plan on %s', (dialect) => {
   let wp: Waypost;
@@ -34,13 +32,7 @@ describe.each(DIALECTS)('missed events plan on %s', (dialect) => {
 
   async function plan(query: Compilable): Promise<string[] | PlanNode[]> {
     const statement = query.compile();
-    if (dialect === 'sqlite') {
-      return (wp.core.store.sqlite!.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
-        .all(...statement.parameters as unknown[]) as Array<{ detail: string }>).map((r) => r.detail);
-    }
-    const { rows } = await wp.core.db.executeQuery(
-      CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]));
-    return nodes(((rows[0] as Record<string, unknown>)['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0].Plan);
+    return dialect === 'sqlite' ? sqlitePlan(wp, statement) : pgPlanNodes(wp, statement);
   }
 
   it('walks events_type_id from the page\'s start and stops at the page, for a common and a rare type', async () => {

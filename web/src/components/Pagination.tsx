@@ -18,3 +18,24 @@ export function Pagination({ page, perpage, total, onPage }: {
     </nav>
   );
 }
+
+/**
+ * Newest / Older controls of a list paged by cursor (newest first, `after` the last page's `next`): shown once there is
+ * more than one page. `what` names the items ("events": "Older events").
+ */
+export function CursorPagination({ what, after, next, onAfter }: {
+  what: string; after: string | null; next: string | null; onAfter: (after: string | null) => void;
+}) {
+  if (!after && !next) return null;
+  return (
+    <nav className="pagination" aria-label="Pagination">
+      <span className="muted">{after ? `Older ${what}` : `Newest ${what}`}</span>
+      <div className="pagination-buttons">
+        <button type="button" className="button button-small" disabled={!after}
+          onClick={() => onAfter(null)}>Newest</button>
+        <button type="button" className="button button-small" disabled={!next}
+          onClick={() => onAfter(next)}>Older</button>
+      </div>
+    </nav>
+  );
+}

@@ -25,13 +25,32 @@ export function checkSetup(email: string, password: string, confirm: string): Fi
   return errors;
 }
 
-export function checkSettings(email: string, days: string): FieldErrors {
+/** The settings form's values as typed; an empty payload or response retention keeps them with the delivery. */
+export interface SettingsValues {
+  email: string;
+  days: string;
+  payloadDays: string;
+  responseDays: string;
+  auditDays: string;
+}
+
+const WHOLE_DAYS = `Enter a whole number of days from 1 to ${RETENTION_MAX_DAYS}.`;
+
+export function checkSettings({ email, days, payloadDays, responseDays, auditDays }: SettingsValues): FieldErrors {
   const errors: FieldErrors = {};
   const emailError = checkEmail(email, { optional: true });
   if (emailError) errors.alert_email = `${emailError} Or leave it empty to use the default.`;
+  const whole = (v: string) => /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= RETENTION_MAX_DAYS;
   const d = days.trim();
-  if (!/^\d+$/.test(d) || Number(d) < 1 || Number(d) > RETENTION_MAX_DAYS) {
-    errors.log_retention_days = `Enter a whole number of days from 1 to ${RETENTION_MAX_DAYS}.`;
+  const logOk = whole(d);
+  if (!logOk) errors.log_retention_days = WHOLE_DAYS;
+  if (!whole(auditDays.trim())) errors.audit_retention_days = WHOLE_DAYS;
+  const within = logOk ? Number(d) : RETENTION_MAX_DAYS;
+  for (const [field, value] of [['payload_retention_days', payloadDays], ['response_retention_days', responseDays]]) {
+    const v = value.trim();
+    if (v !== '' && (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > within)) {
+      errors[field] = `Enter a whole number of days from 1 to ${within} (the log's), or leave it empty.`;
+    }
   }
   return errors;
 }

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { get, query } from '../api';
 import { EmptyState } from '../components/EmptyState';
 import { LoadingRows } from '../components/LoadingRows';
+import { CursorPagination } from '../components/Pagination';
 import { useView } from '../components/view';
 import { formatDate, timeAgo } from '../format';
 import type { EventListPage, EventTypeInfo } from '../types';
@@ -105,17 +106,8 @@ export function EventsTab({ params }: { params: URLSearchParams }) {
           </table>
         </div>
       )}
-      {(after || data?.next) && (
-        <nav className="pagination" aria-label="Pagination">
-          <span className="muted">{after ? 'Older events' : 'Newest events'}</span>
-          <div className="pagination-buttons">
-            <button type="button" className="button button-small" disabled={!after}
-              onClick={() => updateEventParams(params, { after: null })}>Newest</button>
-            <button type="button" className="button button-small" disabled={!data?.next}
-              onClick={() => updateEventParams(params, { after: data?.next ?? null })}>Older</button>
-          </div>
-        </nav>
-      )}
+      <CursorPagination what="events" after={after} next={data?.next ?? null}
+        onAfter={(a) => updateEventParams(params, { after: a })} />
       {openId && <EventPanel id={openId} onClose={() => updateEventParams(params, { event: null })} />}
     </>
   );

@@ -13,19 +13,11 @@ import { LIVE_INTERVAL_MS, usePolling } from '../usePolling';
 import { DeliveryPanel } from './DeliveryPanel';
 import { updateLogParams } from './params';
 import { LiveIndicator } from '../components/LiveIndicator';
+import { TimeRangeFields } from '../components/TimeRangeFields';
 
 const PER_PAGE = 25;
 /** The records of each kind a text search reaches (src/webhooks/log-search.ts RECORDS_PER_KIND). */
 const RECORDS_PER_KIND = 100;
-
-/** datetime-local value (local time) ⇄ ISO 8601 UTC for the API. */
-const toIso = (local: string) => (local ? new Date(local).toISOString() : '');
-const toLocal = (iso: string | null) => {
-  if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-};
 
 export function DeliveriesLog({ params }: { params: URLSearchParams }) {
   const filters = {
@@ -89,16 +81,7 @@ export function DeliveriesLog({ params }: { params: URLSearchParams }) {
             <option value="cancelled">Cancelled</option>
           </select>
         </label>
-        <label>
-          <span className="field-label">From</span>
-          <input type="datetime-local" aria-label="From" value={toLocal(filters.since)}
-            onChange={(e) => set({ since: toIso(e.target.value) })} />
-        </label>
-        <label>
-          <span className="field-label">To</span>
-          <input type="datetime-local" aria-label="To" value={toLocal(filters.until)}
-            onChange={(e) => set({ until: toIso(e.target.value) })} />
-        </label>
+        <TimeRangeFields since={filters.since} until={filters.until} onChange={set} />
         {hasFilters && (
           <button type="button" className="link-button" onClick={() => updateLogParams(new URLSearchParams(), {})}>
             Clear filters

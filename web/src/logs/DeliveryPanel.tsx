@@ -24,6 +24,11 @@ function Headers({ headers, label }: { headers: Record<string, string>; label: s
   );
 }
 
+/** In place of a body the payload or response retention blanked (Settings › Alerts & retention). */
+function Pruned({ note }: { note: string }) {
+  return <p className="muted small" data-testid="body-pruned">{note}</p>;
+}
+
 function AttemptCard({ a, open }: { a: Attempt; open: boolean }) {
   return (
     <details className="attempt" open={open} data-testid="attempt">
@@ -48,23 +53,31 @@ function AttemptCard({ a, open }: { a: Attempt; open: boolean }) {
           <h4>Request</h4>
           <p className="mono small">POST {a.request.url}</p>
           <Headers headers={a.request.headers} label={`Attempt ${a.attempt} request headers`} />
-          <div className="code-header">
-            <span className="small muted">Body</span><CopyButton text={a.request.body} what="request body" />
-          </div>
-          <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} request body`}>
-            {prettyBody(a.request.body)}
-          </pre>
+          {a.request.pruned ? <Pruned note={a.request.pruned} /> : (
+            <>
+              <div className="code-header">
+                <span className="small muted">Body</span><CopyButton text={a.request.body} what="request body" />
+              </div>
+              <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} request body`}>
+                {prettyBody(a.request.body)}
+              </pre>
+            </>
+          )}
         </section>
         <section aria-label={`Attempt ${a.attempt} response`}>
           <h4>Response</h4>
           {a.response ? (
             <>
               <p className="small">HTTP <strong>{a.response.status}</strong></p>
-              <Headers headers={a.response.headers} label={`Attempt ${a.attempt} response headers`} />
-              <div className="code-header"><span className="small muted">Body</span></div>
-              <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} response body`}>
-                {prettyBody(a.response.body) || <span className="muted">(empty)</span>}
-              </pre>
+              {a.response.pruned ? <Pruned note={a.response.pruned} /> : (
+                <>
+                  <Headers headers={a.response.headers} label={`Attempt ${a.attempt} response headers`} />
+                  <div className="code-header"><span className="small muted">Body</span></div>
+                  <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt} response body`}>
+                    {prettyBody(a.response.body) || <span className="muted">(empty)</span>}
+                  </pre>
+                </>
+              )}
             </>
           ) : <p className="muted small">No response was received.</p>}
         </section>

@@ -1,17 +1,21 @@
-// Settings > Webhooks & API: five tabs, each its own hash route.
+// Settings > Webhooks & API: six tabs, each its own hash route.
 import type { Route } from '../router';
 import { WebhooksTab } from '../webhooks/WebhooksTab';
 import { WebhookEditor } from '../webhooks/WebhookEditor';
 import { KeysTab } from '../keys/KeysTab';
 import { LogsTab } from '../logs/LogsTab';
 import { EventsTab } from '../events/EventsTab';
+import { AuditTab } from '../audit/AuditTab';
 import { ConnectWordPress } from '../wordpress/ConnectWordPress';
+import { PrivacyTab } from '../privacy/PrivacyTab';
 
 const TABS = [
   { id: 'webhooks', label: 'Webhooks' },
   { id: 'keys', label: 'API Keys' },
   { id: 'logs', label: 'Logs' },
   { id: 'events', label: 'Events' },
+  { id: 'privacy', label: 'Privacy' },
+  { id: 'audit', label: 'Audit log' },
   { id: 'wordpress', label: 'Connect WordPress' },
 ] as const;
 
@@ -38,6 +42,8 @@ export function WebhooksApiPage({ route }: { route: Route }) {
         {tab === 'keys' && <KeysTab />}
         {tab === 'logs' && <LogsTab params={route.params} />}
         {tab === 'events' && <EventsTab params={route.params} />}
+        {tab === 'privacy' && <PrivacyTab />}
+        {tab === 'audit' && <AuditTab params={route.params} />}
         {tab === 'wordpress' && <ConnectWordPress />}
       </section>
     </>

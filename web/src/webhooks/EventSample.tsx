@@ -7,17 +7,19 @@ import { Dialog } from '../components/Dialog';
 import type { EventTypeInfo } from '../types';
 import './EventSample.css';
 
-function SampleDialog({ event, onClose }: { event: EventTypeInfo; onClose: () => void }) {
+type Payload = 'full' | 'minimal';
+
+function SampleDialog({ event, payload, onClose }: { event: EventTypeInfo; payload: Payload; onClose: () => void }) {
   const [body, setBody] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    get<unknown>(`/events/${encodeURIComponent(event.type)}/sample`)
+    get<unknown>(`/events/${encodeURIComponent(event.type)}/sample?payload=${payload}`)
       .then((sample) => setBody(JSON.stringify(sample, null, 2)))
       .catch((e: Error) => setError(e.message));
-  }, [event.type]);
+  }, [event.type, payload]);
   return (
     <Dialog
-      title={`${event.label}: sample payload`}
+      title={`${event.label}: sample ${payload === 'minimal' ? 'minimal ' : ''}payload`}
       onClose={onClose}
       wide
       footer={body && <CopyButton text={body} what="payload" />}
@@ -37,7 +39,8 @@ function SampleDialog({ event, onClose }: { event: EventTypeInfo; onClose: () =>
   );
 }
 
-export function EventSample({ event }: { event: EventTypeInfo }) {
+/** `payload`: the webhook's choice in the form, so the sample is the body that webhook would get. */
+export function EventSample({ event, payload = 'full' }: { event: EventTypeInfo; payload?: Payload }) {
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const wasOpen = useRef(false);
@@ -58,7 +61,7 @@ export function EventSample({ event }: { event: EventTypeInfo }) {
         {/* Named by its text, not aria-label: the checkbox alone answers to the event's label. */}
         Sample payload<span className="visually-hidden"> of {event.label}</span>
       </button>
-      {open && <SampleDialog event={event} onClose={() => setOpen(false)} />}
+      {open && <SampleDialog event={event} payload={payload} onClose={() => setOpen(false)} />}
     </>
   );
 }

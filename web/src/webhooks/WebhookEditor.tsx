@@ -22,11 +22,11 @@ import { filterText, neverMatched, parseFilter } from './filterText';
 let justCreatedSecret: { id: string; secret: string } | null = null;
 
 const NEW_WEBHOOK: WebhookFormValues = {
-  name: '', url: '', events: [], max_per_second: null, filter: '', ordering: 'none',
+  name: '', url: '', events: [], max_per_second: null, filter: '', ordering: 'none', payload: 'full',
 };
 const formValues = (w: Webhook): WebhookFormValues => ({
   name: w.name, url: w.url, events: w.events, max_per_second: w.max_per_second, filter: filterText(w.filter),
-  ordering: w.ordering,
+  ordering: w.ordering, payload: w.payload,
 });
 /** The form's values as the API takes them: the filter's text as JSON (null: none). */
 const body = (v: WebhookFormValues) => ({ ...v, filter: parseFilter(v.filter) ?? null });

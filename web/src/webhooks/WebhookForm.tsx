@@ -1,4 +1,5 @@
-// Name, URL, event checkboxes, the optional payload filter, throttle (deliveries per second) and per-record order.
+// Name, URL, event checkboxes, the optional payload filter, throttle (deliveries per second), per-record order and
+// what the payload holds (the record, or only its ids and API link).
 // Every invalid field is marked at once, with the server's limits checked here
 // first; the server's own messages (e.g. a private address) are shown next to the field they name, and focused.
 import { useState, type FormEvent } from 'react';
@@ -22,6 +23,8 @@ export interface WebhookFormValues {
   filter: string;
   /** 'record': one record's events are delivered one after another, in commit order. */
   ordering: 'none' | 'record';
+  /** 'minimal': only the record's ids and its API link, no personal fields. */
+  payload: 'full' | 'minimal';
 }
 
 interface Props {
@@ -76,7 +79,8 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
   const [busy, setBusy] = useState(false);
   const dirty = values.name !== initial.name || values.url !== initial.url
     || !sameEvents(values.events, initial.events) || limitText.trim() !== initialLimit
-    || values.filter.trim() !== initial.filter.trim() || values.ordering !== initial.ordering;
+    || values.filter.trim() !== initial.filter.trim() || values.ordering !== initial.ordering
+    || values.payload !== initial.payload;
   const guard = useUnsavedChanges(dirty);
 
   const toggleEvent = (type: string, on: boolean) =>
@@ -157,7 +161,7 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
                   <span className="small muted check-desc">{t.description}</span>
                 </span>
               </label>
-              <EventSample event={t} />
+              <EventSample event={t} payload={values.payload} />
             </div>
           ))}
         </div>
@@ -184,6 +188,24 @@ export function WebhookForm({ initial, eventTypes, submitLabel, onSubmit, onCanc
           of that booking wait (other bookings go on).
         </p>
       </div>
+      <fieldset className="field" data-field="payload">
+        <legend className="field-label">Payload</legend>
+        <label className="check">
+          <input type="radio" name="payload" value="full" checked={values.payload === 'full'} data-testid="payload-full"
+            onChange={() => setValues((v) => ({ ...v, payload: 'full' }))} />
+          <span>Full record</span>
+        </label>
+        <p className="muted small">The booking, customer or enquiry as the API shows it, names and e-mails included.</p>
+        <label className="check">
+          <input type="radio" name="payload" value="minimal" checked={values.payload === 'minimal'}
+            data-testid="payload-minimal" onChange={() => setValues((v) => ({ ...v, payload: 'minimal' }))} />
+          <span>Minimal: ids and an API link only</span>
+        </label>
+        <p className="muted small">
+          No personal fields leave Waypost: the receiver gets the record&apos;s id, related ids and a <code>url</code>,
+          and fetches what it needs with an API key.
+        </p>
+      </fieldset>
       <div className="form-actions">
         {onCancel && <button type="button" className="button" onClick={cancel}>Cancel</button>}
         <button type="submit" className="button button-primary" disabled={busy}>

@@ -79,6 +79,10 @@ export function WebhooksTab() {
                     {w.max_per_second !== null && (
                       <div className="muted small" data-testid="throttle">At most {w.max_per_second}/s</div>
                     )}
+                    {w.payload === 'minimal' && (
+                      <div className="muted small" data-testid="payload-note"
+                        title="Record ids and an API link, no personal fields">Minimal payload</div>
+                    )}
                   </td>
                   <td>
                     <div className="chips">

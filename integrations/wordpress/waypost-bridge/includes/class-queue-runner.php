@@ -40,6 +40,7 @@ class Waypost_Bridge_Queue_Runner {
 	 */
 	public static function retry_now(): array {
 		Waypost_Bridge_Queue::make_all_due();
+		Waypost_Bridge_Erasure_Queue::make_all_due();
 		if ( class_exists( 'Waypost_Bridge_Forwarder' ) ) {
 			Waypost_Bridge_Forwarder::mark_reachable();
 		}
@@ -74,7 +75,8 @@ class Waypost_Bridge_Queue_Runner {
 		if ( ! class_exists( 'Waypost_Bridge_Forwarder' ) ) {
 			return $result;
 		}
-		$deadline = microtime( true ) + $budget;
+		$deadline    = microtime( true ) + $budget;
+		$unreachable = false;
 		foreach ( Waypost_Bridge_Queue::due_rows( (int) $limit ) as $row ) {
 			$left = $deadline - microtime( true );
 			if ( $left < 0.5 ) {
@@ -92,11 +94,19 @@ class Waypost_Bridge_Queue_Runner {
 					// Waypost is unreachable: the rows behind this one wait as long as it does (they keep their
 					// order and are not counted as attempts), instead of each waking WP-Cron on its own.
 					Waypost_Bridge_Queue::hold_behind( (int) $row->id );
+					$unreachable = true;
 					break;
 				}
 			}
 		}
-		$result['remaining'] = Waypost_Bridge_Queue_Stats::count();
+		// Erasures queued by the privacy eraser go after the records: a queued record of the person sent after their
+		// erasure would bring their data back into Waypost.
+		if ( ! $unreachable ) {
+			$erasures          = Waypost_Bridge_Erasure_Queue::run( $deadline );
+			$result['sent']   += $erasures['sent'];
+			$result['failed'] += $erasures['failed'];
+		}
+		$result['remaining'] = Waypost_Bridge_Queue_Stats::count() + Waypost_Bridge_Erasure_Queue::count();
 		$next                = Waypost_Bridge_Queue_Stats::next_due();
 		if ( null !== $next ) {
 			self::schedule( max( $next, time() + 5 ) );

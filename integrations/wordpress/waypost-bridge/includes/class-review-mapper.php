@@ -16,7 +16,8 @@ class Waypost_Bridge_Review_Mapper extends Waypost_Bridge_Record_Values {
 
 	/**
 	 * An approved comment on a trip. The star rating is comment meta `stars` (written only by a paid add-on): 1-5,
-	 * else null.
+	 * else null. The author's e-mail lets Waypost find the reviews of an e-mail for an erasure (it keeps a hash of it
+	 * and never shows it).
 	 *
 	 * @param int $comment_id Comment.
 	 * @return array|null
@@ -31,10 +32,11 @@ class Waypost_Bridge_Review_Mapper extends Waypost_Bridge_Record_Values {
 		$rating = is_numeric( $stars ) ? (int) round( (float) $stars ) : 0;
 		return array(
 			'trip_id'     => (int) $comment->comment_post_ID,
-			'author_name' => self::text( (string) $comment->comment_author, 300 ),
-			'rating'      => $rating >= 1 && $rating <= 5 ? $rating : null,
-			'content'     => self::text_or_null( $comment->comment_content, 20000 ),
-			'created_at'  => self::gmt_time( $comment->comment_date_gmt, $comment->comment_date ),
+			'author_name'  => self::text( (string) $comment->comment_author, 300 ),
+			'author_email' => self::email( $comment->comment_author_email ),
+			'rating'       => $rating >= 1 && $rating <= 5 ? $rating : null,
+			'content'      => self::text_or_null( $comment->comment_content, 20000 ),
+			'created_at'   => self::gmt_time( $comment->comment_date_gmt, $comment->comment_date ),
 		);
 	}
 }

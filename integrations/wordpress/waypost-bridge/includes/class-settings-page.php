@@ -173,6 +173,7 @@ class Waypost_Bridge_Settings_Page {
 		$error         = $count ? Waypost_Bridge_Queue_Stats::last_error() : null;
 		$next          = $count ? Waypost_Bridge_Queue_Stats::next_due() : null;
 		$cron_disabled = Waypost_Bridge_Backfill::wp_cron_disabled();
+		$erasures      = array_values( Waypost_Bridge_Erasure_Queue::all() ); // Erase Personal Data, not sent yet.
 		include WAYPOST_BRIDGE_DIR . '/views/html-queue.php';
 	}
 

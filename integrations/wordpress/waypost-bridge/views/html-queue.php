@@ -3,7 +3,7 @@
  * The Retry queue card: what waits, the oldest, the next retry, the last error, Retry now.
  *
  * From Waypost_Bridge_Settings_Page::render_queue(): $count, $parked (int), $oldest, $error (array|null),
- * $next (int|null), $configured, $cron_disabled (bool).
+ * $next (int|null), $configured, $cron_disabled (bool), $erasures (the queued erasure requests: attempts, error…).
  *
  * @package WaypostBridge
  */
@@ -117,12 +117,30 @@ if ( ! defined( 'ABSPATH' ) ) {
 				<?php endif; ?>
 				</td>
 			</tr>
+			<?php if ( $erasures ) : ?>
+			<tr>
+				<th scope="row"><?php esc_html_e( 'Erasure requests', 'waypost-bridge' ); ?></th>
+				<td id="waypost-queue-erasures">
+					<?php
+					/* translators: %s: number */
+					$waypost_waiting = _n(
+						'%s from Erase Personal Data waits for Waypost; it is sent when Waypost answers.',
+						'%s from Erase Personal Data wait for Waypost; they are sent when Waypost answers.',
+						count( $erasures ),
+						'waypost-bridge'
+					);
+					echo esc_html( sprintf( $waypost_waiting, number_format_i18n( count( $erasures ) ) ) );
+					?>
+					<code class="waypost-error"><?php echo esc_html( (string) end( $erasures )['error'] ); ?></code>
+				</td>
+			</tr>
+			<?php endif; ?>
 		</tbody>
 	</table>
 	<form method="post" action="<?php echo esc_url( admin_url( 'admin-post.php' ) ); ?>" class="waypost-actions">
 		<?php Waypost_Bridge_Settings_Page::action_fields( 'retry_now' ); ?>
 		<?php
-		$waypost_attrs = ( $count && $configured ) ? array() : array( 'disabled' => 'disabled' );
+		$waypost_attrs = ( ( $count || $erasures ) && $configured ) ? array() : array( 'disabled' => 'disabled' );
 		submit_button( __( 'Retry now', 'waypost-bridge' ), 'secondary', 'waypost-retry', false, $waypost_attrs );
 		?>
 	</form>

@@ -1,0 +1,185 @@
+// An erasure, step by step, each step safe to run twice: the copies first (delivery bodies, then stored events),
+// the records last, because the records are how the copies are found; so an erasure cut short and asked for again
+// finds everything that is left. Then the caches, and on SQLite the WAL (what a replaced page leaves behind).
+// Deliveries still pending send the erased data; what receivers already got is listed, not recalled.
+import type { Kysely } from 'kysely';
+import type { Core } from '../core.js';
+import { affectedApiResources, type Resource } from '../records/schemas.js';
+import type { StoredRecords } from '../records/normalize.js';
+import { deleteStored, readStored, writeStored } from '../records/rows.js';
+import { lockNames } from '../store/locks.js';
+import { forgetReplacedData, secureSearchDeletes, SEARCHABLE } from '../store/dialect.js';
+import type { Database } from '../store/tables.js';
+import { retryOnConflict } from '../host/locks.js';
+import { recordOwnEvent } from '../webhooks/events.js';
+import { wakeWorkers } from '../webhooks/outbox.js';
+import { eventIdAt } from '../webhooks/retention.js';
+import { apiServices } from '../api/install.js';
+import { API_RESOURCES } from '../records/schemas.js';
+import { ANONYMOUS, anonymised, erasedJson, scrubText } from './anonymise.js';
+import {
+  chunks, findPerson, personDeliveries, personEvents, receivedBy, type Person, type PersonDelivery,
+  type PersonEvent, type PersonQuery,
+} from './person.js';
+import { NO_COUNTS, type ErasureCounts, type ErasureStep } from './jobs.js';
+import type { ReceivedBy } from './jobs.js';
+
+type Db = Kysely<Database>;
+
+/** Rows rewritten per transaction: short transactions, so host writes never wait long behind an erasure. */
+const BATCH = 100;
+
+export interface EraseProgress {
+  step(step: ErasureStep, counts: ErasureCounts, webhooks?: ReceivedBy[]): Promise<void>;
+}
+
+export interface Erased {
+  counts: ErasureCounts;
+  webhooks: ReceivedBy[];
+  eventIds: string[];
+}
+
+export async function erasePerson(core: Core, q: PersonQuery, progress: EraseProgress): Promise<Erased> {
+  const startedAt = core.clock.now();
+  const person = await findPerson(core.db, q);
+  const events = await personEvents(core.db, person);
+  const deliveries = await personDeliveries(core.db, events);
+  const webhooks = await receivedBy(core.db, deliveries);
+  const counts: ErasureCounts = {
+    ...NO_COUNTS, customers: person.customers.length, bookings: person.bookings.length,
+    payments: person.payments.length, enquiries: person.enquiries.length, reviews: person.reviews.length,
+    events: events.length, deliveries: deliveries.length,
+  };
+  await progress.step('deliveries', counts, webhooks);
+  counts.attempts = await eraseDeliveries(core.db, person, events, deliveries);
+  await progress.step('events', counts);
+  await eraseEvents(core.db, person, events);
+  await progress.step('records', counts);
+  const eventIds = await eraseRecords(core, person);
+  // A host write that raced the steps above stored new events of these records: erase those too.
+  const late = (await personEvents(core.db, person, eventIdAt(startedAt))).filter((e) => !eventIds.includes(e.id));
+  if (late.length > 0) {
+    await eraseDeliveries(core.db, person, late, await personDeliveries(core.db, late));
+    await eraseEvents(core.db, person, late);
+  }
+  await progress.step('caches', counts);
+  await purgeCaches(core);
+  await progress.step('compacting', counts);
+  await compact(core);
+  return { counts, webhooks, eventIds };
+}
+
+/** Request bodies erased like their events; receivers' answers (which may echo anything) and errors dropped. */
+async function eraseDeliveries(db: Db, p: Person, events: readonly PersonEvent[],
+  deliveries: readonly PersonDelivery[]): Promise<number> {
+  const resourceOf = new Map(events.map((e) => [e.id, e.resource]));
+  let attempts = 0;
+  for (const part of chunks(deliveries, BATCH)) {
+    // Counted once the batch commits: a transaction run again after a conflict would count its attempts twice.
+    attempts += await retryOnConflict(() => db.transaction().execute(async (trx) => {
+      const ids = part.map((d) => d.id);
+      const rows = await trx.selectFrom('delivery_attempts')
+        .select(['id', 'delivery_id', 'request_body', 'response_body', 'error'])
+        .where('delivery_id', 'in', ids).execute();
+      const eventOf = new Map(part.map((d) => [d.id, d.event_id]));
+      for (const a of rows) {
+        const resource = resourceOf.get(eventOf.get(a.delivery_id) ?? '') ?? '';
+        const body = erasedJson(a.request_body, resource, p.identifiers, true);
+        const error = a.error === null ? null : scrubText(a.error, p.identifiers);
+        if (body === a.request_body && a.response_body === null && error === a.error) continue;
+        await trx.updateTable('delivery_attempts').set({ request_body: body, response_body: null, error })
+          .where('id', '=', a.id).execute();
+      }
+      const errors = await trx.selectFrom('deliveries').select(['id', 'last_error'])
+        .where('id', 'in', ids).where('last_error', 'is not', null).execute();
+      for (const d of errors) {
+        const error = scrubText(d.last_error!, p.identifiers);
+        if (error !== d.last_error) await trx.updateTable('deliveries').set({ last_error: error })
+          .where('id', '=', d.id).execute();
+      }
+      return rows.length;
+    }));
+  }
+  return attempts;
+}
+
+async function eraseEvents(db: Db, p: Person, events: readonly PersonEvent[]): Promise<void> {
+  for (const part of chunks(events, BATCH)) {
+    await retryOnConflict(() => db.transaction().execute(async (trx) => {
+      const rows = await trx.selectFrom('events').select(['id', 'resource', 'data', 'previous_attributes'])
+        .where('id', 'in', part.map((e) => e.id)).execute();
+      for (const e of rows) {
+        const resource = e.resource ?? '';
+        const data = erasedJson(e.data, resource, p.identifiers, false);
+        const previous = e.previous_attributes === null ? null
+          : erasedJson(e.previous_attributes, resource, p.identifiers, false);
+        if (data === e.data && previous === e.previous_attributes) continue;
+        await trx.updateTable('events').set({ data, previous_attributes: previous }).where('id', '=', e.id).execute();
+      }
+    }));
+  }
+}
+
+/**
+ * One transaction: customers and enquiries are deleted, bookings keep everything but their customer (and show a new
+ * `updated_at`, so API clients that sync by `modified_after` fetch the erased booking), reviews keep their words under
+ * "Anonymous". Each customer erased is told as a customer.erased event. Returns those events' ids.
+ */
+async function eraseRecords(core: Core, p: Person): Promise<string[]> {
+  const now = new Date(core.clock.now()).toISOString();
+  const names = [
+    ...p.customers.map((r) => `customers:${r.id}`), ...p.bookings.map((r) => `bookings:${r.id}`),
+    ...p.enquiries.map((r) => `enquiries:${r.id}`), ...p.reviews.map((r) => `reviews:${r.id}`),
+    ...p.customers.map((c) => `customer-email:${c.email.toLowerCase()}`),
+  ];
+  const eventIds = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
+    await lockNames(trx, names);
+    await secureSearchDeletes(trx, SEARCHABLE, true);
+    const ids: string[] = [];
+    for (const b of p.bookings) {
+      const stored = await readStored(trx, 'bookings', b.id);
+      if (stored?.customer) await writeStored(trx, 'bookings', { ...stored, customer: null, updated_at: now }, stored);
+    }
+    for (const r of p.reviews) {
+      const stored = await readStored(trx, 'reviews', r.id);
+      if (stored && (stored.author_name !== ANONYMOUS || stored.author_email_sha256)) {
+        await writeStored(trx, 'reviews', { ...stored, author_name: ANONYMOUS, author_email_sha256: null }, stored);
+      }
+    }
+    for (const e of p.enquiries) await removeStored(trx, 'enquiries', e.id);
+    for (const c of p.customers) {
+      const stored = await removeStored(trx, 'customers', c.id);
+      if (!stored) continue;
+      const data = { ...anonymised('customers', stored), booking_ids: p.bookings.map((b) => b.id), updated_at: now };
+      ids.push(await recordOwnEvent(trx, core, { type: 'customer.erased', resource: 'customers', recordId: c.id,
+        data }));
+    }
+    await secureSearchDeletes(trx, SEARCHABLE, false);
+    return ids;
+  }));
+  const changed: Resource[] = ['customers', 'bookings', 'enquiries', 'reviews'];
+  core.bus.emit('records.changed', [...new Set([...changed, ...affectedApiResources(changed)])]);
+  if (eventIds.length > 0) wakeWorkers(core);
+  return eventIds;
+}
+
+async function removeStored<R extends Resource>(trx: Db, resource: R, id: number):
+Promise<StoredRecords[R] | null> {
+  const stored = await readStored(trx, resource, id);
+  if (stored) await deleteStored(trx, resource, stored);
+  return stored;
+}
+
+/**
+ * Cached API answers are deleted, not just passed over (a new generation leaves the old entries in memory or Redis
+ * until they expire), and the searches remembered as common are forgotten (a search text could be a name).
+ */
+async function purgeCaches(core: Core): Promise<void> {
+  await apiServices(core).cache.purge(API_RESOURCES);
+  core.knownCommon.clear();
+}
+
+/** The WAL (SQLite) no longer holds what the erasure replaced. */
+async function compact(core: Core): Promise<void> {
+  await forgetReplacedData(core.db);
+}
