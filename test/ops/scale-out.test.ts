@@ -171,10 +171,13 @@ describe.runIf(services)('scale-out: 2 API + 3 worker processes on PostgreSQL an
       expect(victimId, 'the worker reports its id in its claims metric').toMatch(/^wrk_/);
       // The receiver stops answering for a moment, so the worker is surely killed with sends in flight (whose
       // requests arrived: their copies are the duplicates allowed); it answers them all right after the kill.
+      // A held request's lease, not any lease: one answered before the hold can be committed before the kill.
       held = [];
-      const leased = `SELECT count(*) AS n FROM deliveries WHERE status = 'pending' AND lease_owner = $1`;
-      const holding = async () => Number((await admin!.query<{ n: string }>(leased, [victimId])).rows[0].n) > 0;
-      await until('the worker to hold deliveries', holding, 4_000); // before the others' sends time out (5 s)
+      const heldFrom = receiver!.requests.length;
+      const leased = 'SELECT count(*) AS n FROM deliveries WHERE status = $3 AND lease_owner = $1 AND id = ANY($2)';
+      const holding = async () => Number((await admin!.query<{ n: string }>(leased, [victimId,
+        receiver!.requests.slice(heldFrom).map((r) => r.headers['x-waypost-delivery']), 'pending'])).rows[0].n) > 0;
+      await until('the worker to hold a sent delivery', holding, 4_000); // before the others' sends time out (5 s)
       victim.proc.kill('SIGKILL');
       await exited(victim.proc);
       const killedAt = Date.now();
