@@ -17,7 +17,7 @@ import { runBatch, type BatchOperation, type BatchResult } from './host/batch.js
 import type { Resource } from './records/schemas.js';
 import { closeWebhooks, installWebhooks, startWorker, type Worker } from './webhooks/index.js';
 import { closeApi, installApi } from './api/install.js';
-import { closePrivacy } from './privacy/index.js';
+import { closePrivacy, installPrivacy } from './privacy/index.js';
 import { KnownCommonSearches } from './api/search-memo.js';
 import { startTracing, tracing } from './tracing/index.js';
 import { findRecordIds } from './api/search-ids.js';
@@ -85,6 +85,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
     throw err;
   }
   installWebhooks(core);
+  installPrivacy(core);
   installApi(core);
 
   let app: FastifyInstance | null = null;

@@ -8,7 +8,7 @@ import { affectedApiResources, type Resource } from '../records/schemas.js';
 import type { StoredRecords } from '../records/normalize.js';
 import { deleteStored, readStored, writeStored } from '../records/rows.js';
 import { lockNames } from '../store/locks.js';
-import { forgetReplacedData, secureSearchDeletes, SEARCHABLE } from '../store/dialect.js';
+import { forgetReplacedData, mergeSearchIndex, type Searchable } from '../store/dialect.js';
 import type { Database } from '../store/tables.js';
 import { retryOnConflict } from '../host/locks.js';
 import { recordOwnEvent } from '../webhooks/events.js';
@@ -17,10 +17,12 @@ import { eventIdAt } from '../webhooks/retention.js';
 import { apiServices } from '../api/install.js';
 import { API_RESOURCES } from '../records/schemas.js';
 import { ANONYMOUS, anonymised, erasedJson, scrubText } from './anonymise.js';
+import { chunks } from './chunks.js';
 import {
-  chunks, findPerson, personDeliveries, personEvents, receivedBy, type Person, type PersonDelivery,
-  type PersonEvent, type PersonQuery,
+  findPerson, personDeliveries, personEvents, receivedBy, type Person, type PersonDelivery, type PersonEvent,
+  type PersonQuery,
 } from './person.js';
+import { forgetPastSubjects } from './past-subjects.js';
 import { NO_COUNTS, type ErasureCounts, type ErasureStep } from './jobs.js';
 import type { ReceivedBy } from './jobs.js';
 
@@ -28,6 +30,9 @@ type Db = Kysely<Database>;
 
 /** Rows rewritten per transaction: short transactions, so host writes never wait long behind an erasure. */
 const BATCH = 100;
+
+/** The search indexes whose text holds personal data (searchTextOf: trips' and payments' hold none). */
+const PERSONAL_SEARCH: Searchable[] = ['customers', 'bookings'];
 
 export interface EraseProgress {
   step(step: ErasureStep, counts: ErasureCounts, webhooks?: ReceivedBy[]): Promise<void>;
@@ -45,23 +50,17 @@ export async function erasePerson(core: Core, q: PersonQuery, progress: ErasePro
   const events = await personEvents(core.db, person);
   const deliveries = await personDeliveries(core.db, events);
   const webhooks = await receivedBy(core.db, deliveries);
-  const counts: ErasureCounts = {
-    ...NO_COUNTS, customers: person.customers.length, bookings: person.bookings.length,
-    payments: person.payments.length, enquiries: person.enquiries.length, reviews: person.reviews.length,
-    events: events.length, deliveries: deliveries.length,
-  };
+  const counts: ErasureCounts = { ...NO_COUNTS, events: events.length, deliveries: deliveries.length };
+  addRecordCounts(counts, person);
   await progress.step('deliveries', counts, webhooks);
   counts.attempts = await eraseDeliveries(core.db, person, events, deliveries);
+  await erasePaymentDeliveries(core.db, person);
   await progress.step('events', counts);
   await eraseEvents(core.db, person, events);
   await progress.step('records', counts);
   const eventIds = await eraseRecords(core, person);
-  // A host write that raced the steps above stored new events of these records: erase those too.
-  const late = (await personEvents(core.db, person, eventIdAt(startedAt))).filter((e) => !eventIds.includes(e.id));
-  if (late.length > 0) {
-    await eraseDeliveries(core.db, person, late, await personDeliveries(core.db, late));
-    await eraseEvents(core.db, person, late);
-  }
+  await forgetPastSubjects(core.db, person.past);
+  await eraseRaced(core, q, person, startedAt, counts, eventIds);
   await progress.step('caches', counts);
   await purgeCaches(core);
   await progress.step('compacting', counts);
@@ -69,7 +68,67 @@ export async function erasePerson(core: Core, q: PersonQuery, progress: ErasePro
   return { counts, webhooks, eventIds };
 }
 
-/** Request bodies erased like their events; receivers' answers (which may echo anything) and errors dropped. */
+/** Searches again after a raced write: how many times at most (each finds only what committed meanwhile). */
+const RACE_ROUNDS = 3;
+
+/**
+ * Host writes that committed while the steps above ran: new events of the person's records, and records that name
+ * them again (a booking sent with their customer, say) are erased too, until a search finds nothing new. What
+ * commits before the erasure ends is erased; what comes after is new data.
+ */
+async function eraseRaced(core: Core, q: PersonQuery, first: Person, startedAt: number, counts: ErasureCounts,
+  own: string[]): Promise<void> {
+  let person = first;
+  for (let round = 0; ; round++) {
+    const late = (await personEvents(core.db, person, eventIdAt(startedAt))).filter((e) => !own.includes(e.id));
+    if (late.length > 0) {
+      await eraseDeliveries(core.db, person, late, await personDeliveries(core.db, late));
+      await eraseEvents(core.db, person, late);
+    }
+    const again = await findPerson(core.db, q);
+    if (round === RACE_ROUNDS || !namesAnyone(again)) return;
+    const events = await personEvents(core.db, again);
+    const deliveries = await personDeliveries(core.db, events);
+    counts.attempts += await eraseDeliveries(core.db, again, events, deliveries);
+    await erasePaymentDeliveries(core.db, again);
+    await eraseEvents(core.db, again, events);
+    own.push(...await eraseRecords(core, again));
+    await forgetPastSubjects(core.db, again.past);
+    addRecordCounts(counts, again);
+    counts.events += events.length;
+    counts.deliveries += deliveries.length;
+    person = together(person, again);
+  }
+}
+
+const namesAnyone = (p: Person): boolean => p.customers.length + p.bookings.length + p.enquiries.length
+  + p.reviews.length + p.past.length > 0;
+
+function addRecordCounts(counts: ErasureCounts, p: Person): void {
+  counts.customers += p.customers.length;
+  counts.bookings += p.bookings.length;
+  counts.payments += p.payments.length;
+  counts.enquiries += p.enquiries.length;
+  counts.reviews += p.reviews.length;
+}
+
+const together = (a: Person, b: Person): Person => ({
+  customers: [...a.customers, ...b.customers], bookings: [...a.bookings, ...b.bookings],
+  payments: [...a.payments, ...b.payments], enquiries: [...a.enquiries, ...b.enquiries],
+  reviews: [...a.reviews, ...b.reviews], past: [...a.past, ...b.past],
+  identifiers: [...new Set([...a.identifiers, ...b.identifiers])],
+});
+
+/** Payment events carry no personal field, but a webhookPayload filter may have added one: the net goes over them. */
+async function erasePaymentDeliveries(db: Db, p: Person): Promise<void> {
+  const paid = await personEvents(db, p, '', [{ resource: 'payments', ids: p.payments.map((r) => r.id) }]);
+  await eraseDeliveries(db, p, paid, await personDeliveries(db, paid));
+}
+
+/**
+ * Request bodies erased like their events; receivers' answers (body and headers: either may echo anything) dropped;
+ * errors scrubbed.
+ */
 async function eraseDeliveries(db: Db, p: Person, events: readonly PersonEvent[],
   deliveries: readonly PersonDelivery[]): Promise<number> {
   const resourceOf = new Map(events.map((e) => [e.id, e.resource]));
@@ -79,15 +138,17 @@ async function eraseDeliveries(db: Db, p: Person, events: readonly PersonEvent[]
     attempts += await retryOnConflict(() => db.transaction().execute(async (trx) => {
       const ids = part.map((d) => d.id);
       const rows = await trx.selectFrom('delivery_attempts')
-        .select(['id', 'delivery_id', 'request_body', 'response_body', 'error'])
+        .select(['id', 'delivery_id', 'request_body', 'response_body', 'response_headers', 'error'])
         .where('delivery_id', 'in', ids).execute();
       const eventOf = new Map(part.map((d) => [d.id, d.event_id]));
       for (const a of rows) {
         const resource = resourceOf.get(eventOf.get(a.delivery_id) ?? '') ?? '';
         const body = erasedJson(a.request_body, resource, p.identifiers, true);
         const error = a.error === null ? null : scrubText(a.error, p.identifiers);
-        if (body === a.request_body && a.response_body === null && error === a.error) continue;
-        await trx.updateTable('delivery_attempts').set({ request_body: body, response_body: null, error })
+        const answered = a.response_body !== null || a.response_headers !== null;
+        if (body === a.request_body && !answered && error === a.error) continue;
+        await trx.updateTable('delivery_attempts')
+          .set({ request_body: body, response_body: null, response_headers: null, error })
           .where('id', '=', a.id).execute();
       }
       const errors = await trx.selectFrom('deliveries').select(['id', 'last_error'])
@@ -134,7 +195,6 @@ async function eraseRecords(core: Core, p: Person): Promise<string[]> {
   ];
   const eventIds = await retryOnConflict(() => core.db.transaction().execute(async (trx) => {
     await lockNames(trx, names);
-    await secureSearchDeletes(trx, SEARCHABLE, true);
     const ids: string[] = [];
     for (const b of p.bookings) {
       const stored = await readStored(trx, 'bookings', b.id);
@@ -154,7 +214,6 @@ async function eraseRecords(core: Core, p: Person): Promise<string[]> {
       ids.push(await recordOwnEvent(trx, core, { type: 'customer.erased', resource: 'customers', recordId: c.id,
         data }));
     }
-    await secureSearchDeletes(trx, SEARCHABLE, false);
     return ids;
   }));
   const changed: Resource[] = ['customers', 'bookings', 'enquiries', 'reviews'];
@@ -179,7 +238,8 @@ async function purgeCaches(core: Core): Promise<void> {
   core.knownCommon.clear();
 }
 
-/** The WAL (SQLite) no longer holds what the erasure replaced. */
+/** The search index (SQLite) keeps none of the erased terms, and the WAL none of the pages the erasure replaced. */
 async function compact(core: Core): Promise<void> {
+  await mergeSearchIndex(core.db, PERSONAL_SEARCH);
   await forgetReplacedData(core.db);
 }

@@ -9,10 +9,16 @@ import {
 } from './jobs.js';
 import { recordAudit, type Actor } from '../audit/record.js';
 import { erasePerson } from './erase.js';
+import { keepPastSubject } from './past-subjects.js';
 
 export { exportPerson, previewErasure } from './export.js';
 export { getErasure, listErasures, type ErasureView } from './jobs.js';
 export { personQuery } from './input.js';
+
+/** The write listener that keeps whose a deleted or reassigned record's events were (past-subjects.ts). */
+export function installPrivacy(core: Core): void {
+  core.writeListeners.push(keepPastSubject);
+}
 
 const running = new WeakMap<Core, Set<Promise<void>>>();
 

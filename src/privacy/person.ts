@@ -7,6 +7,8 @@ import type { Kysely } from 'kysely';
 import { emailSha256, type StoredRecords } from '../records/normalize.js';
 import type { Database } from '../store/tables.js';
 import { carriesPersonalData } from './anonymise.js';
+import { chunks } from './chunks.js';
+import { pastRecords, type PastRecord } from './past-subjects.js';
 import type { ReceivedBy } from './jobs.js';
 
 type Db = Kysely<Database>;
@@ -22,17 +24,10 @@ export interface Person {
   payments: StoredRecords['payments'][];
   enquiries: StoredRecords['enquiries'][];
   reviews: StoredRecords['reviews'][];
+  /** Records deleted, or naming someone else now, whose events up to then were theirs (past-subjects.ts). */
+  past: PastRecord[];
   /** Lower-cased strings that identify them (e-mails, phones, full names): what the last net looks for. */
   identifiers: string[];
-}
-
-/** Ids per query: SQLite's bound-parameter limit and PostgreSQL's plans both like short IN lists. */
-const CHUNK = 500;
-
-export function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 const parsed = <T>(rows: Array<{ data: string }>): T[] => rows.map((r) => JSON.parse(r.data) as T);
@@ -74,8 +69,12 @@ export async function findPerson(db: Db, q: PersonQuery): Promise<Person> {
     for (const r of parsed<StoredRecords['reviews']>(await db.selectFrom('reviews').select('data')
       .where('author_email_sha256', 'in', list).execute())) reviews.set(r.id, r);
   }
-  const names = fullNames(customers, [...bookings.values()], enquiries, [...reviews.values()]);
-  for (const list of chunks(names)) {
+  const spelt = fullNames(customers, [...bookings.values()], enquiries, [...reviews.values()]);
+  const names = [...new Set(spelt.map((n) => n.toLowerCase()))];
+  // Reviews stored before migration 0030 were lower-cased by SQL's lower(), which leaves "É" as it is on SQLite (and
+  // on PostgreSQL in the C locale): their names are looked for as that spells them too.
+  const sqlLowered = spelt.map((n) => n.replace(/[A-Z]+/g, (s) => s.toLowerCase()));
+  for (const list of chunks([...new Set([...names, ...sqlLowered])])) {
     for (const r of parsed<StoredRecords['reviews']>(await db.selectFrom('reviews').select('data')
       .where('author', 'in', list).where('author_email_sha256', 'is', null).execute())) reviews.set(r.id, r);
   }
@@ -87,17 +86,18 @@ export async function findPerson(db: Db, q: PersonQuery): Promise<Person> {
   const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
   return {
     customers, bookings: [...bookings.values()].sort(byId), payments: payments.sort(byId),
-    enquiries: enquiries.sort(byId), reviews: [...reviews.values()].sort(byId), identifiers,
+    enquiries: enquiries.sort(byId), reviews: [...reviews.values()].sort(byId),
+    past: await pastRecords(db, emails, customerIds), identifiers,
   };
 }
 
-/** The person's full names ("first last", lower-cased), as their records spell them. */
+/** The person's full names ("first last"), as their records spell them. */
 function fullNames(customers: StoredRecords['customers'][], bookings: StoredRecords['bookings'][],
   enquiries: StoredRecords['enquiries'][], reviews: StoredRecords['reviews'][]): string[] {
   const people = [...customers, ...bookings.flatMap((b) => (b.customer ? [b.customer] : []))];
   const names = [...people.map((p) => [p.first_name, p.last_name].filter(Boolean).join(' ')),
     ...enquiries.map((e) => e.full_name), ...reviews.map((r) => r.author_name)];
-  return [...new Set(names.map((n) => n.trim().toLowerCase()))]
+  return [...new Set(names.map((n) => n.trim()))]
     .filter((n) => n.includes(' ')); // a first name alone is no one's in particular
 }
 
@@ -119,18 +119,29 @@ export interface PersonEvent {
   created_at: string;
 }
 
-/** The stored events of the person's records (events_record_id index), oldest first. */
-export async function personEvents(db: Db, p: Person, afterId = ''): Promise<PersonEvent[]> {
-  const out: PersonEvent[] = [];
-  for (const { resource, ids } of recordsWithPersonalData(p)) {
+/**
+ * The stored events of the person's records (events_record_id index), and those of their past records up to the
+ * change, oldest first. `records` instead: those records' events only.
+ */
+export async function personEvents(db: Db, p: Person, afterId = '', records?: Array<{ resource: string;
+  ids: number[] }>): Promise<PersonEvent[]> {
+  const out = new Map<string, PersonEvent>();
+  const columns = ['id', 'type', 'resource', 'created_at'] as const;
+  type Row = { id: string; type: string; resource: string | null; created_at: string };
+  const add = (resource: string, rows: Row[]) => {
+    for (const r of rows) out.set(r.id, { ...r, resource: r.resource ?? resource });
+  };
+  for (const { resource, ids } of records ?? recordsWithPersonalData(p)) {
     for (const part of chunks(ids)) {
-      const rows = await db.selectFrom('events').select(['id', 'type', 'resource', 'created_at'])
-        .where('resource', '=', resource).where('record_id', 'in', part).where('id', '>', afterId).execute();
-      out.push(...rows.map((r) => ({ id: r.id, type: r.type, resource: r.resource ?? resource,
-        created_at: r.created_at })));
+      add(resource, await db.selectFrom('events').select(columns)
+        .where('resource', '=', resource).where('record_id', 'in', part).where('id', '>', afterId).execute());
     }
   }
-  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const r of records ? [] : p.past) {
+    add(r.resource, await db.selectFrom('events').select(columns).where('resource', '=', r.resource)
+      .where('record_id', '=', r.id).where('id', '>', afterId).where('id', '<', r.untilEventId).execute());
+  }
+  return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export interface PersonDelivery {

@@ -1,4 +1,4 @@
-// Table types owned by the privacy capability (migration 0030).
+// Table types owned by the privacy capability (migrations 0030 and 0035).
 
 /** One erasure of a person: recorded without their data (a SHA-256 of the e-mail, who asked, what went where). */
 export interface ErasureRow {
@@ -19,6 +19,17 @@ export interface ErasureRow {
   finished_at: string | null;
 }
 
+/** Whose a record's events up to a change were, after the record was deleted or came to name another (0035). */
+export interface PastSubjectRow {
+  id: string; // psb_…
+  resource: string; // customers | bookings | enquiries
+  record_id: number;
+  email_sha256: string | null; // hex, of the lower-cased e-mail the record named
+  customer_id: number | null; // the customer it was, or named
+  until_event_id: string; // its events with a smaller id are that person's
+}
+
 export interface PrivacyTables {
   erasures: ErasureRow;
+  past_subjects: PastSubjectRow;
 }

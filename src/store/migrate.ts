@@ -36,6 +36,7 @@ import * as m0031 from './migrations/0031_audit_log.js';
 import * as m0032 from './migrations/0032_webhook_payload.js';
 import * as m0033 from './migrations/0033_audit_action_actor_index.js';
 import * as m0034 from './migrations/0034_review_author_email.js';
+import * as m0035 from './migrations/0035_past_subjects.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_records': m0001,
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0032_webhook_payload': m0032,
   '0033_audit_action_actor_index': m0033,
   '0034_review_author_email': m0034,
+  '0035_past_subjects': m0035,
 };
 
 export async function migrate(db: UntypedDb): Promise<string[]> {

@@ -1,6 +1,7 @@
 // A person's reviews are found by their author's e-mail where the host sent one (the bridge sends a WordPress
 // comment's), which Waypost keeps only as a SHA-256 and never shows: a reviewer with no booking is erased by e-mail,
 // and another person of the same name who reviewed under another e-mail keeps their name. On both databases.
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/db.js';
 import { HOST_AUTH, testWaypost } from '../helpers/waypost.js';
@@ -71,4 +72,27 @@ describe.each(DIALECTS)('a reviewer\'s e-mail on %s', (dialect) => {
         6: { author: 'Old Timer', hashed: true },
       });
     });
+
+  it('erases a review stored before 0030 under a name with an accented capital, which SQL lower-cased as "émile"'
+    + ' on PostgreSQL but not on SQLite', async () => {
+    wp = await testWaypost({ dialect });
+    const app = await wp.app();
+    const put = (path: string, body: object) => app.inject({ method: 'PUT', url: `/host/v1/${path}`,
+      headers: HOST_AUTH, payload: body });
+    await put('customers/9', { email: 'emile@example.fr', first_name: 'Émile', last_name: 'Ørsted' });
+    await put('reviews/8', { trip_id: 7, author_name: 'Émile Ørsted', content: 'Superbe.' });
+    await put('reviews/9', { trip_id: 7, author_name: 'Someone Else', content: 'Fine.' });
+    // As migration 0030 filled the column for reviews stored before it.
+    const lower = dialect === 'sqlite' ? sql`lower(json_extract(data, '$.author_name'))`
+      : sql`lower(data::json->>'author_name')`;
+    await sql`UPDATE reviews SET author = ${lower}`.execute(wp.core.db);
+    const started = await app.inject({ method: 'POST', url: '/host/v1/erasures', headers: HOST_AUTH,
+      payload: { email: 'EMILE@example.fr' } });
+    const job = async () => (await app.inject({ url: started.headers.location as string, headers: HOST_AUTH }))
+      .json();
+    await expect.poll(async () => (await job()).status, { timeout: 15_000 }).toBe('succeeded');
+    expect((await job()).counts).toMatchObject({ customers: 1, reviews: 1 });
+    expect(await authors()).toEqual({ 8: { author: 'Anonymous', hashed: false },
+      9: { author: 'Someone Else', hashed: false } });
+  });
 });

@@ -1,0 +1,121 @@
+// An erasure follows a person into what no record names any more: the events (and the deliveries that carried them)
+// of a booking or an enquiry the host deleted, of a customer deleted before an erasure by customer id, and of a
+// booking that names another customer now (up to the change: what came after is the other person's). And a host
+// write that names the person while the erasure runs is erased with it. On both databases.
+import { afterEach, describe, expect, it } from 'vitest';
+import { DIALECTS } from '../helpers/db.js';
+import { HOST_AUTH, testWaypost } from '../helpers/waypost.js';
+import type { Waypost } from '../../src/sdk.js';
+import { DeliveryWorker } from '../../src/webhooks/index.js';
+import { erasePerson } from '../../src/privacy/erase.js';
+import { addWebhook } from '../webhooks/engine/fixtures.js';
+import { startReceiver, type Receiver } from '../webhooks/engine/receiver.js';
+
+const ANA = { email: 'ana.past@example.org', first_name: 'Anaïs', last_name: 'Pastorek', phone: '+33 6 12 34 56 78' };
+const BEN = { email: 'ben.now@example.org', first_name: 'Benedikt', last_name: 'Nowakowski' };
+const HERS = [ANA.email, 'Pastorek', '12 34 56 78'];
+const HIS = [BEN.email, 'Nowakowski'];
+
+const booking = (customer: Record<string, unknown>, status = 'booked') => ({
+  status, currency: 'EUR', total_amount: '800.00', customer, engine_version: '6.8.0', cart_version: '4.1',
+});
+
+describe.each(DIALECTS)('erasing what no record names any more, on %s', (dialect) => {
+  let wp: Waypost | null = null;
+  let receiver: Receiver | null = null;
+  afterEach(async () => {
+    await wp?.close();
+    await receiver?.close();
+    wp = receiver = null;
+  });
+
+  async function open() {
+    wp = await testWaypost({ dialect });
+    receiver = await startReceiver();
+    await addWebhook(wp.core, receiver.url);
+    const app = await wp.app();
+    const write = async (method: 'PUT' | 'DELETE', path: string, payload?: object) => {
+      const res = await app.inject({ method, url: `/host/v1/${path}`, headers: HOST_AUTH, payload });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    };
+    const stored = async () => {
+      const events = await wp!.core.db.selectFrom('events').select(['data', 'previous_attributes']).execute();
+      const attempts = await wp!.core.db.selectFrom('delivery_attempts').select(['request_body']).execute();
+      return JSON.stringify([events, attempts]);
+    };
+    const found = (text: string, needles: string[]) => needles.filter((n) => text.includes(n));
+    return { app, write, stored, found };
+  }
+
+  it('erases the events of deleted records and of a booking given to another customer, up to the change',
+    async () => {
+      const { app, write, stored, found } = await open();
+      await write('PUT', 'customers/601', ANA);
+      await write('PUT', 'bookings/1101', booking({ id: 601, ...ANA }));
+      await write('PUT', 'enquiries/3101', { full_name: 'Anaïs Pastorek', email: ANA.email, phone: ANA.phone });
+      await write('PUT', 'bookings/1102', booking({ id: 601, ...ANA }));
+      // The site deletes her booking and enquiry, and gives booking 1102 to Ben, then deletes her customer record.
+      await write('DELETE', 'bookings/1101');
+      await write('DELETE', 'enquiries/3101');
+      await write('PUT', 'customers/602', BEN);
+      await write('PUT', 'bookings/1102', booking({ id: 602, ...BEN }, 'completed'));
+      await write('DELETE', 'customers/601');
+      await new DeliveryWorker(wp!.core).drain();
+      expect(found(await stored(), HERS)).toEqual(HERS);
+
+      // Her export finds the deliveries that carried her data, though no record of hers is left.
+      const exported = (await app.inject({ method: 'POST', url: '/host/v1/exports', headers: HOST_AUTH,
+        payload: { email: ANA.email } })).json();
+      expect(exported.records.customers).toEqual([]);
+      expect(exported.deliveries.map((d: { event_type: string }) => d.event_type).sort()).toEqual(['booking.completed',
+        'booking.created', 'booking.created', 'booking.updated', 'customer.created', 'enquiry.created']);
+
+      const started = await app.inject({ method: 'POST', url: '/host/v1/erasures', headers: HOST_AUTH,
+        payload: { email: ANA.email } });
+      const job = async () => (await app.inject({ url: started.headers.location as string, headers: HOST_AUTH }))
+        .json();
+      await expect.poll(async () => (await job()).status, { timeout: 15_000 }).toBe('succeeded');
+      expect((await job()).counts).toMatchObject({ customers: 0, bookings: 0, events: 6, deliveries: 6 });
+      expect(found(await stored(), HERS)).toEqual([]);
+      // Ben's booking is his: the record, and its events since it named him (the change's own event is hers too).
+      const his = await wp!.core.db.selectFrom('bookings').select('data').where('id', '=', 1102).executeTakeFirst();
+      expect(found(his!.data, HIS)).toEqual(HIS);
+      expect(found(await stored(), HIS)).toEqual(HIS); // customer.created of 602
+      expect(await wp!.core.db.selectFrom('past_subjects').select('id').where('record_id', 'in', [601, 1101, 1102,
+        3101]).execute()).toEqual([]);
+    });
+
+  it('erases a deleted customer\'s events when asked by customer id', async () => {
+    const { app, write, stored, found } = await open();
+    await write('PUT', 'customers/605', ANA);
+    await write('DELETE', 'customers/605');
+    expect(found(await stored(), HERS)).toEqual(HERS);
+    const started = await app.inject({ method: 'POST', url: '/host/v1/erasures', headers: HOST_AUTH,
+      payload: { customer_id: 605 } });
+    const job = async () => (await app.inject({ url: started.headers.location as string, headers: HOST_AUTH }))
+      .json();
+    await expect.poll(async () => (await job()).status, { timeout: 15_000 }).toBe('succeeded');
+    expect((await job()).counts).toMatchObject({ events: 1 });
+    expect(found(await stored(), HERS)).toEqual([]);
+  });
+
+  it('erases a booking that names the person, written while the erasure runs', async () => {
+    const { write, stored, found } = await open();
+    await write('PUT', 'customers/611', ANA);
+    let raced = false;
+    // Right after the erasure looked for her: the host sends a new booking of hers (and her customer again).
+    const erased = await erasePerson(wp!.core, { email: ANA.email, customerId: null }, {
+      async step(step) {
+        if (step !== 'records' || raced) return;
+        raced = true;
+        await write('PUT', 'bookings/1111', booking({ email: ANA.email, first_name: 'Anaïs', last_name: 'Pastorek' }));
+      },
+    });
+    expect(raced).toBe(true);
+    expect(erased.counts).toMatchObject({ customers: 1, bookings: 1 });
+    expect(found(await stored(), HERS)).toEqual([]);
+    const rows = await wp!.core.db.selectFrom('bookings').select('data').where('id', '=', 1111).execute();
+    expect(rows.map((r) => JSON.parse(r.data).customer)).toEqual([null]);
+    expect(await wp!.core.db.selectFrom('customers').select('id').execute()).toEqual([]);
+  });
+});
