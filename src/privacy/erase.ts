@@ -2,6 +2,7 @@
 // the records last, because the records are how the copies are found; so an erasure cut short and asked for again
 // finds everything that is left. Then the caches, and on SQLite the WAL (what a replaced page leaves behind).
 // Deliveries still pending send the erased data; what receivers already got is listed, not recalled.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import { affectedApiResources, type Resource } from '../records/schemas.js';
@@ -64,8 +65,34 @@ export async function erasePerson(core: Core, q: PersonQuery, progress: ErasePro
   await progress.step('caches', counts);
   await purgeCaches(core);
   await progress.step('compacting', counts);
+  await eraseInFlight(core, person, events, deliveries.filter((d) => d.status === 'pending'));
   await compact(core);
   return { counts, webhooks, eventIds };
+}
+
+/** How often an erasure looks whether the sends it waits for were recorded. */
+const IN_FLIGHT_POLL_MS = 50;
+
+/**
+ * A delivery of theirs that a worker was sending while the steps above ran is recorded afterwards, with the body it
+ * had loaded and the receiver's answer. The erasure waits for those sends to be recorded (at most a lease, after
+ * which a send is taken over and records again) and erases their attempts once more.
+ */
+async function eraseInFlight(core: Core, p: Person, events: readonly PersonEvent[],
+  pending: readonly PersonDelivery[]): Promise<void> {
+  if (pending.length === 0) return;
+  const deadline = core.clock.now() + core.config.leaseMs;
+  const realDeadline = Date.now() + core.config.leaseMs; // a clock a test holds still must not hold this forever
+  const leased = async () => {
+    for (const part of chunks(pending.map((d) => d.id))) {
+      const row = await core.db.selectFrom('deliveries').select('id').where('id', 'in', part)
+        .where('status', '=', 'pending').where('lease_until', '>', core.clock.now()).executeTakeFirst();
+      if (row) return true;
+    }
+    return false;
+  };
+  while (core.clock.now() < deadline && Date.now() < realDeadline && await leased()) await sleep(IN_FLIGHT_POLL_MS);
+  await eraseDeliveries(core.db, p, events, pending);
 }
 
 /** Searches again after a raced write: how many times at most (each finds only what committed meanwhile). */

@@ -1,10 +1,12 @@
 // An erasure follows a person into what no record names any more: the events (and the deliveries that carried them)
 // of a booking or an enquiry the host deleted, of a customer deleted before an erasure by customer id, and of a
 // booking that names another customer now (up to the change: what came after is the other person's). And a host
-// write that names the person while the erasure runs is erased with it. On both databases.
+// write that names the person while the erasure runs is erased with it, and so is a send that was in flight then
+// (recorded after the erasure's own steps). On both databases.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers/db.js';
 import { HOST_AUTH, testWaypost } from '../helpers/waypost.js';
+import type { ServerResponse } from 'node:http';
 import type { Waypost } from '../../src/sdk.js';
 import { DeliveryWorker } from '../../src/webhooks/index.js';
 import { erasePerson } from '../../src/privacy/erase.js';
@@ -97,6 +99,41 @@ describe.each(DIALECTS)('erasing what no record names any more, on %s', (dialect
     await expect.poll(async () => (await job()).status, { timeout: 15_000 }).toBe('succeeded');
     expect((await job()).counts).toMatchObject({ events: 1 });
     expect(found(await stored(), HERS)).toEqual([]);
+  });
+
+  it('erases the attempt of a send that was in flight during the erasure, once it is recorded', async () => {
+    wp = await testWaypost({ dialect });
+    const held: ServerResponse[] = [];
+    let released = false;
+    // The receiver echoes what it got, but only once the erasure has done all its steps (then at once: the
+    // customer.erased event comes too).
+    receiver = await startReceiver((req, res) => {
+      const contact = /"email":"([^"]+)"/.exec(req.raw.toString())?.[1] ?? 'none';
+      res.on('release', () => res.writeHead(200, { 'x-contact': contact }).end(req.raw));
+      if (released) res.emit('release');
+      else held.push(res);
+    });
+    await addWebhook(wp.core, receiver.url);
+    await wp.put('customers', 621, ANA);
+    const worker = new DeliveryWorker(wp.core);
+    const sending = worker.drain();
+    await expect.poll(() => held.length).toBe(1);
+    const erased = await erasePerson(wp.core, { email: ANA.email, customerId: null }, {
+      async step(step) {
+        if (step !== 'compacting') return;
+        setTimeout(() => {
+          released = true;
+          for (const res of held) res.emit('release');
+        }, 100);
+      },
+    });
+    await sending;
+    expect(erased.counts).toMatchObject({ customers: 1, deliveries: 1 });
+    const attempts = await wp.core.db.selectFrom('delivery_attempts')
+      .select(['request_body', 'response_body', 'response_headers', 'success']).orderBy('id').execute();
+    expect(attempts).toHaveLength(2); // hers, and the customer.erased event's
+    expect(attempts[0]).toMatchObject({ success: 1, response_body: null, response_headers: null });
+    expect(HERS.filter((n) => JSON.stringify(attempts).includes(n))).toEqual([]);
   });
 
   it('erases a booking that names the person, written while the erasure runs', async () => {
