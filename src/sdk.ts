@@ -85,7 +85,7 @@ export async function createWaypost(options: WaypostOptions = {}): Promise<Waypo
     throw err;
   }
   installWebhooks(core);
-  installPrivacy(core);
+  installPrivacy(core); // after the webhooks: its listener bounds the change's events, recorded first
   installApi(core);
 
   let app: FastifyInstance | null = null;

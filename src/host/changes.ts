@@ -10,4 +10,6 @@ export interface RecordChange<R extends Resource = Resource> {
   id: number;
   before: PublicRecords[R] | null;
   after: PublicRecords[R] | null;
+  /** When the write made it (ms, the core's clock): the events it records are no older. */
+  at: number;
 }

@@ -107,7 +107,7 @@ async function remove(core: Core, resource: Resource, id: number, options: Write
     }
     const before = await presentOne(trx, resource, previous);
     await deleteStored(trx, resource, previous);
-    const changes: RecordChange[] = [{ resource, id, before, after: null }];
+    const changes: RecordChange[] = [{ resource, id, before, after: null, at: core.clock.now() }];
     await notifyListeners(trx, core, changes, options);
     return changes;
   });
@@ -169,7 +169,8 @@ async function upsert<R extends Resource>(
     const from = (previous as StoredRecords['payments']).booking_id;
     if (from !== (input as InputRecords['payments']).booking_id) await lockNames(trx, [`bookings:${from}`]);
   }
-  const now = iso(core.clock.now());
+  const at = core.clock.now();
+  const now = iso(at);
   const customerId = resource === 'bookings' && (input as InputRecords['bookings']).customer
     ? await resolveEmbeddedCustomer(trx, core, (input as InputRecords['bookings']).customer!, changes)
     : null;
@@ -177,7 +178,7 @@ async function upsert<R extends Resource>(
   const before = previous ? await presentOne(trx, resource, previous) : null;
   if (changed) await writeStored(trx, resource, next, previous);
   const record = changed ? await presentOne(trx, resource, next) : (before as PublicRecords[R]);
-  if (changed) changes.push({ resource, id, before, after: record });
+  if (changed) changes.push({ resource, id, before, after: record, at });
   return { created: previous === null, changed, record };
 }
 

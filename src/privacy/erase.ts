@@ -14,7 +14,6 @@ import type { Database } from '../store/tables.js';
 import { retryOnConflict } from '../host/locks.js';
 import { recordOwnEvent } from '../webhooks/events.js';
 import { wakeWorkers } from '../webhooks/outbox.js';
-import { eventIdAt } from '../webhooks/retention.js';
 import { apiServices } from '../api/install.js';
 import { API_RESOURCES } from '../records/schemas.js';
 import { ANONYMOUS, anonymised, erasedJson, scrubText } from './anonymise.js';
@@ -46,7 +45,6 @@ export interface Erased {
 }
 
 export async function erasePerson(core: Core, q: PersonQuery, progress: EraseProgress): Promise<Erased> {
-  const startedAt = core.clock.now();
   const person = await findPerson(core.db, q);
   const events = await personEvents(core.db, person);
   const deliveries = await personDeliveries(core.db, events);
@@ -55,23 +53,25 @@ export async function erasePerson(core: Core, q: PersonQuery, progress: ErasePro
   addRecordCounts(counts, person);
   await progress.step('deliveries', counts, webhooks);
   counts.attempts = await eraseDeliveries(core.db, person, events, deliveries);
-  await erasePaymentDeliveries(core.db, person);
+  await erasePaymentDeliveries(core.db, person); // not the person's deliveries: the net goes over them
   await progress.step('events', counts);
   await eraseEvents(core.db, person, events);
   await progress.step('records', counts);
   const eventIds = await eraseRecords(core, person);
   await forgetPastSubjects(core.db, person.past);
-  await eraseRaced(core, q, person, startedAt, counts, eventIds);
+  await eraseRaced(core, q, person, counts, eventIds);
   await progress.step('caches', counts);
   await purgeCaches(core);
   await progress.step('compacting', counts);
-  await eraseInFlight(core, person, events, deliveries.filter((d) => d.status === 'pending'));
+  const renew = () => progress.step('compacting', counts); // the job's lease, while it waits
+  await eraseInFlight(core, person, events, deliveries.filter((d) => d.status === 'pending'), renew); // counted above
   await compact(core);
   return { counts, webhooks, eventIds };
 }
 
-/** How often an erasure looks whether the sends it waits for were recorded. */
+/** How often an erasure looks whether the sends it waits for were recorded, and renews its job's lease meanwhile. */
 const IN_FLIGHT_POLL_MS = 50;
+const RENEW_MS = 10_000;
 
 /**
  * A delivery of theirs that a worker was sending while the steps above ran is recorded afterwards, with the body it
@@ -79,7 +79,7 @@ const IN_FLIGHT_POLL_MS = 50;
  * which a send is taken over and records again) and erases their attempts once more.
  */
 async function eraseInFlight(core: Core, p: Person, events: readonly PersonEvent[],
-  pending: readonly PersonDelivery[]): Promise<void> {
+  pending: readonly PersonDelivery[], renew: () => Promise<void>): Promise<void> {
   if (pending.length === 0) return;
   const deadline = core.clock.now() + core.config.leaseMs;
   const realDeadline = Date.now() + core.config.leaseMs; // a clock a test holds still must not hold this forever
@@ -91,7 +91,14 @@ async function eraseInFlight(core: Core, p: Person, events: readonly PersonEvent
     }
     return false;
   };
-  while (core.clock.now() < deadline && Date.now() < realDeadline && await leased()) await sleep(IN_FLIGHT_POLL_MS);
+  let renewed = Date.now();
+  while (core.clock.now() < deadline && Date.now() < realDeadline && await leased()) {
+    await sleep(IN_FLIGHT_POLL_MS);
+    if (Date.now() - renewed >= RENEW_MS) {
+      await renew();
+      renewed = Date.now();
+    }
+  }
   await eraseDeliveries(core.db, p, events, pending);
 }
 
@@ -103,17 +110,20 @@ const RACE_ROUNDS = 3;
  * them again (a booking sent with their customer, say) are erased too, until a search finds nothing new. What
  * commits before the erasure ends is erased; what comes after is new data.
  */
-async function eraseRaced(core: Core, q: PersonQuery, first: Person, startedAt: number, counts: ErasureCounts,
-  own: string[]): Promise<void> {
+async function eraseRaced(core: Core, q: PersonQuery, first: Person, counts: ErasureCounts, own: string[])
+  : Promise<void> {
   let person = first;
   for (let round = 0; ; round++) {
-    const late = (await personEvents(core.db, person, eventIdAt(startedAt))).filter((e) => !own.includes(e.id));
-    if (late.length > 0) {
-      await eraseDeliveries(core.db, person, late, await personDeliveries(core.db, late));
-      await eraseEvents(core.db, person, late);
-    }
+    // All their records' events again, not only those since the start: an update's event can be older than the
+    // erasure's start and commit after its first search.
+    const late = (await personEvents(core.db, person)).filter((e) => !own.includes(e.id));
+    await eraseDeliveries(core.db, person, late, await personDeliveries(core.db, late)); // counted above
+    await eraseEvents(core.db, person, late);
     const again = await findPerson(core.db, q);
-    if (round === RACE_ROUNDS || !namesAnyone(again)) return;
+    if (!namesAnyone(again)) return;
+    if (round === RACE_ROUNDS) {
+      throw new Error(`host writes kept naming the person through ${RACE_ROUNDS} searches: ask again to finish`);
+    }
     const events = await personEvents(core.db, again);
     const deliveries = await personDeliveries(core.db, events);
     counts.attempts += await eraseDeliveries(core.db, again, events, deliveries);
@@ -148,7 +158,7 @@ const together = (a: Person, b: Person): Person => ({
 
 /** Payment events carry no personal field, but a webhookPayload filter may have added one: the net goes over them. */
 async function erasePaymentDeliveries(db: Db, p: Person): Promise<void> {
-  const paid = await personEvents(db, p, '', [{ resource: 'payments', ids: p.payments.map((r) => r.id) }]);
+  const paid = await personEvents(db, p, [{ resource: 'payments', ids: p.payments.map((r) => r.id) }]);
   await eraseDeliveries(db, p, paid, await personDeliveries(db, paid));
 }
 

@@ -8,7 +8,7 @@ import { emailSha256, type StoredRecords } from '../records/normalize.js';
 import type { Database } from '../store/tables.js';
 import { carriesPersonalData } from './anonymise.js';
 import { chunks } from './chunks.js';
-import { pastRecords, type PastRecord } from './past-subjects.js';
+import { lastChange, pastRecords, type PastRecord } from './past-subjects.js';
 import type { ReceivedBy } from './jobs.js';
 
 type Db = Kysely<Database>;
@@ -24,7 +24,7 @@ export interface Person {
   payments: StoredRecords['payments'][];
   enquiries: StoredRecords['enquiries'][];
   reviews: StoredRecords['reviews'][];
-  /** Records deleted, or naming someone else now, whose events up to then were theirs (past-subjects.ts). */
+  /** Records deleted, or naming someone else now, and the range of their events that was theirs (past-subjects.ts). */
   past: PastRecord[];
   /** Lower-cased strings that identify them (e-mails, phones, full names): what the last net looks for. */
   identifiers: string[];
@@ -87,7 +87,7 @@ export async function findPerson(db: Db, q: PersonQuery): Promise<Person> {
   return {
     customers, bookings: [...bookings.values()].sort(byId), payments: payments.sort(byId),
     enquiries: enquiries.sort(byId), reviews: [...reviews.values()].sort(byId),
-    past: await pastRecords(db, emails, customerIds), identifiers,
+    past: await pastRecords(db, emails, names, customerIds), identifiers,
   };
 }
 
@@ -120,26 +120,31 @@ export interface PersonEvent {
 }
 
 /**
- * The stored events of the person's records (events_record_id index), and those of their past records up to the
- * change, oldest first. `records` instead: those records' events only.
+ * The stored events of the person's records (events_record_id index): of a record that named someone else before,
+ * those since the change; and those of their past records' ranges; oldest first. `records` instead: all the events
+ * of those records only.
  */
-export async function personEvents(db: Db, p: Person, afterId = '', records?: Array<{ resource: string;
-  ids: number[] }>): Promise<PersonEvent[]> {
+export async function personEvents(db: Db, p: Person, records?: Array<{ resource: string; ids: number[] }>)
+  : Promise<PersonEvent[]> {
   const out = new Map<string, PersonEvent>();
   const columns = ['id', 'type', 'resource', 'created_at'] as const;
   type Row = { id: string; type: string; resource: string | null; created_at: string };
   const add = (resource: string, rows: Row[]) => {
     for (const r of rows) out.set(r.id, { ...r, resource: r.resource ?? resource });
   };
+  const of = (resource: string) => db.selectFrom('events').select(columns).where('resource', '=', resource);
   for (const { resource, ids } of records ?? recordsWithPersonalData(p)) {
-    for (const part of chunks(ids)) {
-      add(resource, await db.selectFrom('events').select(columns)
-        .where('resource', '=', resource).where('record_id', 'in', part).where('id', '>', afterId).execute());
+    const since = records ? new Map<number, string>() : await lastChange(db, resource, ids);
+    for (const part of chunks(ids.filter((id) => !since.has(id)))) {
+      add(resource, await of(resource).where('record_id', 'in', part).execute());
+    }
+    for (const [id, from] of since) {
+      add(resource, await of(resource).where('record_id', '=', id).where('id', '>=', from).execute());
     }
   }
   for (const r of records ? [] : p.past) {
-    add(r.resource, await db.selectFrom('events').select(columns).where('resource', '=', r.resource)
-      .where('record_id', '=', r.id).where('id', '>', afterId).where('id', '<', r.untilEventId).execute());
+    add(r.resource, await of(r.resource).where('record_id', '=', r.id).where('id', '>=', r.fromEventId)
+      .where('id', '<', r.untilEventId).execute());
   }
   return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -19,14 +19,17 @@ export interface ErasureRow {
   finished_at: string | null;
 }
 
-/** Whose a record's events up to a change were, after the record was deleted or came to name another (0035). */
+/** Whose a record's events in a range were, after the record was deleted or came to name another (0035). */
 export interface PastSubjectRow {
   id: string; // psb_…
-  resource: string; // customers | bookings | enquiries
+  resource: string; // customers | bookings | enquiries | reviews
   record_id: number;
   email_sha256: string | null; // hex, of the lower-cased e-mail the record named
+  name_sha256: string | null; // hex, of a review's lower-cased author name
   customer_id: number | null; // the customer it was, or named
-  until_event_id: string; // its events with a smaller id are that person's
+  from_event_id: string; // its events from this id (the change that made it name them; '' from the start)...
+  until_event_id: string; // ...to before this one (the change's own events included) were that person's
+  changed_at_ms: number; // when it stopped naming them: where its next subject's events begin
 }
 
 export interface PrivacyTables {

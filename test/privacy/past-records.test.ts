@@ -87,6 +87,37 @@ describe.each(DIALECTS)('erasing what no record names any more, on %s', (dialect
         3101]).execute()).toEqual([]);
     });
 
+  it('erases only her time on a booking that named Xavier, then her, then Ben; and her deleted review', async () => {
+    const { app, write, stored, found } = await open();
+    const XAVIER = { email: 'xavier.before@example.org', first_name: 'Xavier', last_name: 'Beforehand' };
+    await write('PUT', 'customers/631', ANA);
+    await write('PUT', 'bookings/1131', booking({ ...XAVIER }));
+    await write('PUT', 'bookings/1131', booking({ id: 631, ...ANA }, 'canceled'));
+    await write('PUT', 'bookings/1131', booking({ ...BEN }, 'pending'));
+    await write('PUT', 'reviews/4131', { trip_id: 7, author_name: 'Anaïs Pastorek', content: 'Très bien.' });
+    await write('DELETE', 'reviews/4131');
+    await new DeliveryWorker(wp!.core).drain();
+    expect(found(await stored(), [...HERS, 'Beforehand', 'Très bien'])).toEqual([...HERS, 'Beforehand', 'Très bien']);
+    const types = async () => (await wp!.core.db.selectFrom('events').select(['type', 'data'])
+      .where('resource', '=', 'bookings').orderBy('id').execute())
+      .map((e) => `${e.type} ${JSON.parse(e.data).customer?.last_name ?? '-'}`);
+    const before = await types();
+
+    const started = await app.inject({ method: 'POST', url: '/host/v1/erasures', headers: HOST_AUTH,
+      payload: { email: ANA.email } });
+    const job = async () => (await app.inject({ url: started.headers.location as string, headers: HOST_AUTH }))
+      .json();
+    await expect.poll(async () => (await job()).status, { timeout: 15_000 }).toBe('succeeded');
+    expect(found(await stored(), HERS)).toEqual([]);
+    // Xavier's booking.created is whole; the two changes' own events (each names her) are erased; Ben's last
+    // record is whole. The review's words are not hers to erase; its author's name is.
+    expect(before[0]).toBe('booking.created Beforehand');
+    expect((await types())[0]).toBe('booking.created Beforehand');
+    const text = await stored();
+    expect(found(text, ['Xavier', 'Beforehand', 'Très bien'])).toEqual(['Xavier', 'Beforehand', 'Très bien']);
+    expect(found(text, ['Anaïs'])).toEqual([]);
+  });
+
   it('erases a deleted customer\'s events when asked by customer id', async () => {
     const { app, write, stored, found } = await open();
     await write('PUT', 'customers/605', ANA);
@@ -117,7 +148,7 @@ describe.each(DIALECTS)('erasing what no record names any more, on %s', (dialect
     await wp.put('customers', 621, ANA);
     const worker = new DeliveryWorker(wp.core);
     const sending = worker.drain();
-    await expect.poll(() => held.length).toBe(1);
+    await expect.poll(() => held.length, { timeout: 10_000 }).toBe(1);
     const erased = await erasePerson(wp.core, { email: ANA.email, customerId: null }, {
       async step(step) {
         if (step !== 'compacting') return;
@@ -135,6 +166,32 @@ describe.each(DIALECTS)('erasing what no record names any more, on %s', (dialect
     expect(attempts[0]).toMatchObject({ success: 1, response_body: null, response_headers: null });
     expect(HERS.filter((n) => JSON.stringify(attempts).includes(n))).toEqual([]);
   });
+
+  it('erases an update of her booking whose event is older than the erasure but committed after its search',
+    async () => {
+      let skew = 0;
+      wp = await testWaypost({ dialect, clock: { now: () => Date.now() + skew } });
+      const app = await wp.app();
+      await app.inject({ method: 'PUT', url: '/host/v1/customers/641', headers: HOST_AUTH, payload: ANA });
+      await app.inject({ method: 'PUT', url: '/host/v1/bookings/1141', headers: HOST_AUTH,
+        payload: booking({ id: 641, ...ANA }) });
+      let raced = false;
+      await erasePerson(wp.core, { email: ANA.email, customerId: null }, {
+        async step(step) {
+          if (step !== 'deliveries' || raced) return;
+          raced = true;
+          // A slow host write: its event was stamped before the erasure began, its commit comes after the search.
+          skew = -60_000;
+          const res = await app.inject({ method: 'PUT', url: '/host/v1/bookings/1141', headers: HOST_AUTH,
+            payload: booking({ id: 641, ...ANA, phone: '+33 6 12 34 56 78' }, 'canceled') });
+          skew = 0;
+          expect(res.statusCode, res.body).toBe(200);
+        },
+      });
+      const events = await wp.core.db.selectFrom('events').select(['data', 'previous_attributes']).execute();
+      expect(events.length).toBeGreaterThanOrEqual(4);
+      expect(HERS.filter((n) => JSON.stringify(events).includes(n))).toEqual([]);
+    });
 
   it('erases a booking that names the person, written while the erasure runs', async () => {
     const { write, stored, found } = await open();

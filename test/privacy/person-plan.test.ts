@@ -68,8 +68,9 @@ describe.each(DIALECTS)('finding a person on %s', (dialect) => {
     await wp.put('bookings', 61, { status: 'booked', currency: 'EUR', total_amount: '20.00',
       customer: { id: 50, email: EMAIL }, engine_version: '6.8.0', cart_version: '4.1' });
     await wp.delete('bookings', 61);
-    await sql`${seq(N)} INSERT INTO past_subjects (id, resource, record_id, email_sha256, customer_id, until_event_id)
-      SELECT 'psb_' || i, 'bookings', 100000 + i, 'h' || i, 100000 + i, 'evt_z' FROM s`.execute(db);
+    await sql`${seq(N)} INSERT INTO past_subjects (id, resource, record_id, email_sha256, name_sha256, customer_id,
+      from_event_id, until_event_id, changed_at_ms)
+      SELECT 'psb_' || i, 'bookings', 100000 + i, 'h' || i, 'n' || i, 100000 + i, '', 'evt_z', i FROM s`.execute(db);
     await sql`ANALYZE`.execute(db);
   }, 120_000);
 
