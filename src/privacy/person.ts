@@ -69,7 +69,10 @@ export async function findPerson(db: Db, q: PersonQuery): Promise<Person> {
     for (const r of parsed<StoredRecords['reviews']>(await db.selectFrom('reviews').select('data')
       .where('author_email_sha256', 'in', list).execute())) reviews.set(r.id, r);
   }
-  const spelt = fullNames(customers, [...bookings.values()], enquiries, [...reviews.values()]);
+  // Whom their past records named (a deleted customer's name, say): their names and phones are the person's too.
+  const formerly = await pastPeople(db, await pastRecords(db, emails, [], customerIds), emails, customerIds);
+  const spelt = [...new Set([...fullNames(customers, [...bookings.values()], enquiries, [...reviews.values()]),
+    ...formerly.names.filter((n) => n.includes(' '))])];
   const names = [...new Set(spelt.map((n) => n.toLowerCase()))];
   // Reviews stored before migration 0030 were lower-cased by SQL's lower(), which leaves "É" as it is on SQLite (and
   // on PostgreSQL in the C locale): their names are looked for as that spells them too.
@@ -79,7 +82,7 @@ export async function findPerson(db: Db, q: PersonQuery): Promise<Person> {
       .where('author', 'in', list).where('author_email_sha256', 'is', null).execute())) reviews.set(r.id, r);
   }
   const phones = [...customers.map((c) => c.phone), ...[...bookings.values()].map((b) => b.customer?.phone),
-    ...enquiries.map((e) => e.phone)];
+    ...enquiries.map((e) => e.phone), ...formerly.phones];
   const texts = [...emails, ...names, ...phones.map((p) => p?.trim().toLowerCase() ?? '')];
   const identifiers = [...new Set(texts)]
     .filter((s) => s.length >= 5); // shorter strings would erase other text too
@@ -89,6 +92,37 @@ export async function findPerson(db: Db, q: PersonQuery): Promise<Person> {
     enquiries: enquiries.sort(byId), reviews: [...reviews.values()].sort(byId),
     past: await pastRecords(db, emails, names, customerIds), identifiers,
   };
+}
+
+type Json = Record<string, unknown>;
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+/**
+ * The names and phones a past record gave the person: the first event of each range is the record as it came to
+ * name them (created, or changed to them), read only where it names them by e-mail or customer id.
+ */
+async function pastPeople(db: Db, past: readonly PastRecord[], emails: readonly string[],
+  customerIds: readonly number[]): Promise<{ names: string[]; phones: string[] }> {
+  const names: string[] = [];
+  const phones: string[] = [];
+  for (const r of past) {
+    const first = await db.selectFrom('events').select('data').where('resource', '=', r.resource)
+      .where('record_id', '=', r.id).where('id', '>=', r.fromEventId).where('id', '<', r.untilEventId)
+      .orderBy('id').limit(1).executeTakeFirst();
+    const data = first ? JSON.parse(first.data) as Json : null;
+    const who = (r.resource === 'bookings' ? data?.customer : data) as Json | null | undefined;
+    if (!who || typeof who !== 'object') continue;
+    const email = text(who.email)?.toLowerCase();
+    const theirs = (email !== undefined && emails.includes(email))
+      || (r.resource !== 'enquiries' && customerIds.includes(Number(r.resource === 'customers' ? r.id : who.id)));
+    if (!theirs) continue;
+    const name = r.resource === 'enquiries' ? text(who.full_name)
+      : [text(who.first_name), text(who.last_name)].filter(Boolean).join(' ');
+    if (name) names.push(name);
+    const phone = text(who.phone);
+    if (phone) phones.push(phone);
+  }
+  return { names, phones };
 }
 
 /** The person's full names ("first last"), as their records spell them. */

@@ -118,9 +118,11 @@ describe.each(DIALECTS)('erasing what no record names any more, on %s', (dialect
     expect(found(text, ['Anaïs'])).toEqual([]);
   });
 
-  it('erases a deleted customer\'s events when asked by customer id', async () => {
+  it('erases a deleted customer\'s events when asked by customer id, and her review found by the name they gave',
+    async () => {
     const { app, write, stored, found } = await open();
     await write('PUT', 'customers/605', ANA);
+    await write('PUT', 'reviews/4605', { trip_id: 7, author_name: 'Anaïs Pastorek', content: 'Superbe.' });
     await write('DELETE', 'customers/605');
     expect(found(await stored(), HERS)).toEqual(HERS);
     const started = await app.inject({ method: 'POST', url: '/host/v1/erasures', headers: HOST_AUTH,
@@ -128,8 +130,10 @@ describe.each(DIALECTS)('erasing what no record names any more, on %s', (dialect
     const job = async () => (await app.inject({ url: started.headers.location as string, headers: HOST_AUTH }))
       .json();
     await expect.poll(async () => (await job()).status, { timeout: 15_000 }).toBe('succeeded');
-    expect((await job()).counts).toMatchObject({ events: 1 });
-    expect(found(await stored(), HERS)).toEqual([]);
+    expect((await job()).counts).toMatchObject({ events: 2, reviews: 1 });
+    expect(found(await stored(), [...HERS, 'Anaïs'])).toEqual([]);
+    const review = await wp!.core.db.selectFrom('reviews').select('data').where('id', '=', 4605).executeTakeFirst();
+    expect(JSON.parse(review!.data)).toMatchObject({ author_name: 'Anonymous', content: 'Superbe.' });
   });
 
   it('erases the attempt of a send that was in flight during the erasure, once it is recorded', async () => {
