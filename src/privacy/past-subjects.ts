@@ -6,7 +6,6 @@
 // events included (each names both people: one in `data`, the other in `previous_attributes`). Such writes are rare
 // (a host's ordinary writes change neither), so this costs the write path a comparison; links older than the events
 // are dropped as new ones come.
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Core } from '../core.js';
 import type { RecordChange } from '../host/changes.js';
@@ -29,9 +28,8 @@ interface Subject {
 
 const lower = (s: string | null | undefined) => (s ? s.trim().toLowerCase() || null : null);
 
-/** A review author's name as findPerson matches it, hashed (the link keeps no name). */
-export const nameSha256 = (name: string): string => createHash('sha256').update(name.trim().toLowerCase())
-  .digest('hex');
+/** A review author's name, hashed as an e-mail is (trimmed, lower-cased): the link keeps no name. */
+const nameSha256 = emailSha256;
 
 /** Who a record names, for the kinds whose events carry a person. */
 function subjectOf(resource: string, record: unknown): Subject | null {

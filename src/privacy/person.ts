@@ -70,7 +70,8 @@ export async function findPerson(db: Db, q: PersonQuery): Promise<Person> {
       .where('author_email_sha256', 'in', list).execute())) reviews.set(r.id, r);
   }
   // Whom their past records named (a deleted customer's name, say): their names and phones are the person's too.
-  const formerly = await pastPeople(db, await pastRecords(db, emails, [], customerIds), emails, customerIds);
+  const pastByKeys = await pastRecords(db, emails, [], customerIds);
+  const formerly = await pastPeople(db, pastByKeys, emails, customerIds);
   const spelt = [...new Set([...fullNames(customers, [...bookings.values()], enquiries, [...reviews.values()]),
     ...formerly.names.filter((n) => n.includes(' '))])];
   const names = [...new Set(spelt.map((n) => n.toLowerCase()))];
@@ -90,7 +91,9 @@ export async function findPerson(db: Db, q: PersonQuery): Promise<Person> {
   return {
     customers, bookings: [...bookings.values()].sort(byId), payments: payments.sort(byId),
     enquiries: enquiries.sort(byId), reviews: [...reviews.values()].sort(byId),
-    past: await pastRecords(db, emails, names, customerIds), identifiers,
+    // Links by e-mail or customer id were read above; those by a review author's name only now, with the names.
+    past: [...new Map([...pastByKeys, ...await pastRecords(db, [], names, [])].map((r) => [r.link, r])).values()],
+    identifiers,
   };
 }
 
